@@ -1,0 +1,80 @@
+/**
+ * Algorithm: one pure, synchronous rate-limiting step. `evaluate` reads a key's state (a few numbers,
+ * or none for a key in its empty state), the time and the cost, and writes the decision and the next
+ * state into a caller-owned StepOutput; it reads no clock and keeps nothing between calls. A store
+ * applies the step and, only when `out.allowed`, writes `out.next` back: a denial never changes state.
+ *
+ * The arithmetic here is the specification that the Redis scripts port operation for operation, so
+ * that both give bit-identical decisions.
+ */
+import type { Decision } from './decision.js';
+import type { AlgorithmName, Policy } from './policy.js';
+
+/** StepOutput is the scratch record a step writes; stores reuse one so that deciding allocates nothing. */
+export interface StepOutput {
+  allowed: boolean;
+  remaining: number;
+  retryAfterMs: number;
+  resetAfterMs: number;
+  /** When allowed: milliseconds until `next` is back to the empty state (the key's TTL). */
+  ttlMs: number;
+  /** When allowed: the next state, `stateSize` numbers from index 0. */
+  readonly next: Float64Array;
+}
+
+export interface Algorithm<P extends Policy = Policy> {
+  readonly name: AlgorithmName;
+  /** How many numbers of state one key holds. */
+  readonly stateSize: number;
+  /**
+   * evaluate decides `cost` at `now` for the state found at `state[offset…]` (undefined: the empty
+   * state) and writes the result into `out`.
+   */
+  evaluate(policy: P, state: ArrayLike<number> | undefined, offset: number, now: number, cost: number, out: StepOutput): void;
+  /** emptyAt is the instant at which the state at `state[offset…]` is back to the empty state. */
+  emptyAt(policy: P, state: ArrayLike<number>, offset: number): number;
+}
+
+/** stepOutput allocates a StepOutput for an algorithm's state size. */
+export function stepOutput(stateSize: number): StepOutput {
+  return { allowed: false, remaining: 0, retryAfterMs: 0, resetAfterMs: 0, ttlMs: 0, next: new Float64Array(stateSize) };
+}
+
+/** toDecision copies a step's outcome into a fresh Decision. */
+export function toDecision(out: StepOutput, policy: Policy): Decision {
+  return {
+    allowed: out.allowed,
+    limit: policy.limit,
+    remaining: out.remaining,
+    retryAfterMs: out.retryAfterMs,
+    resetAfterMs: out.resetAfterMs,
+    policy,
+  };
+}
+
+export interface Step {
+  readonly decision: Decision;
+  /** The state after the step: the input state itself when denied. */
+  readonly nextState: readonly number[] | undefined;
+  /** When allowed: milliseconds until `nextState` is empty again; when denied: 0. */
+  readonly ttlMs: number;
+}
+
+/**
+ * step is the allocation-friendly form of the contract, `(state | undefined, now, cost, policy) ->
+ * { decision, nextState, ttlMs }`, for tests, differential checks and custom stores.
+ */
+export function step<P extends Policy>(
+  algorithm: Algorithm<P>,
+  state: readonly number[] | undefined,
+  now: number,
+  cost: number,
+  policy: P,
+): Step {
+  const out = stepOutput(algorithm.stateSize);
+  algorithm.evaluate(policy, state, 0, now, cost, out);
+  const decision = toDecision(out, policy);
+  return out.allowed
+    ? { decision, nextState: Array.from(out.next), ttlMs: out.ttlMs }
+    : { decision, nextState: state, ttlMs: 0 };
+}

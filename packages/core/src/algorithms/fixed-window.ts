@@ -1,0 +1,45 @@
+/**
+ * Fixed window: at most `limit` cost in each window of `windowMs`, windows aligned to multiples of
+ * `windowMs` since the epoch. Cheapest and simplest, but a client can spend two limits across a window
+ * boundary; prefer the sliding-window counter unless that is acceptable.
+ *
+ * State is [windowStart, count]. A clock that steps back into an earlier window is held at the start of
+ * the stored window, so time going backwards never admits more.
+ */
+import type { Algorithm } from '../algorithm.js';
+import type { FixedWindowPolicy } from '../policy.js';
+
+export const fixedWindow: Algorithm<FixedWindowPolicy> = {
+  name: 'fixed-window',
+  stateSize: 2,
+
+  evaluate(policy, state, offset, now, cost, out) {
+    const W = policy.windowMs;
+    let start = Math.floor(now / W) * W;
+    let count = 0;
+    if (state !== undefined) {
+      const stored = state[offset] as number;
+      if (start < stored) start = stored;
+      if (start === stored) count = state[offset + 1] as number;
+    }
+    const end = Math.ceil(start + W - now);
+    out.resetAfterMs = end;
+    if (count + cost <= policy.limit) {
+      out.allowed = true;
+      out.remaining = policy.limit - count - cost;
+      out.retryAfterMs = 0;
+      out.ttlMs = end;
+      out.next[0] = start;
+      out.next[1] = count + cost;
+      return;
+    }
+    out.allowed = false;
+    out.remaining = policy.limit - count;
+    out.retryAfterMs = cost > policy.limit ? Infinity : end;
+    out.ttlMs = 0;
+  },
+
+  emptyAt(policy, state, offset) {
+    return (state[offset] as number) + policy.windowMs;
+  },
+};

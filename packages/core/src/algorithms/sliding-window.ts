@@ -1,0 +1,72 @@
+/**
+ * Sliding-window counter: at most `limit` cost per `windowMs`, estimated from two fixed windows
+ * aligned to multiples of `windowMs` since the epoch (Cloudflare's counter). At elapsed e into the
+ * current window the estimate is previous·(W − e)/W + current, and a request of cost n fits when the
+ * estimate plus n is at most the limit. Since the previous term is never negative, no fixed window ever
+ * admits more than `limit`.
+ *
+ * All comparisons are made scaled by W, in integers: previous·(W − e) + (current + n)·W ≤ limit·W.
+ * State is [windowStart, previous, current]. The key is empty two windows after its last count.
+ *
+ * A clock that steps back into an earlier window is held at the start of the stored window, where the
+ * estimate is highest: time going backwards never admits more.
+ */
+import type { Algorithm, StepOutput } from '../algorithm.js';
+import type { SlidingWindowPolicy } from '../policy.js';
+
+export const slidingWindow: Algorithm<SlidingWindowPolicy> = {
+  name: 'sliding-window',
+  stateSize: 3,
+
+  evaluate(policy, state, offset, now, cost, out) {
+    const W = policy.windowMs;
+    const L = policy.limit;
+    let start = Math.floor(now / W) * W;
+    let t = now;
+    let previous = 0;
+    let current = 0;
+    if (state !== undefined) {
+      const stored = state[offset] as number;
+      if (start < stored) start = t = stored;
+      if (start === stored) {
+        previous = state[offset + 1] as number;
+        current = state[offset + 2] as number;
+      } else if (start === stored + W) {
+        previous = state[offset + 2] as number;
+      }
+    }
+    const held = previous * (W - (t - start));
+    const heldUnits = Math.ceil(held / W);
+    if (cost <= L && held + (current + cost) * W <= L * W) {
+      out.allowed = true;
+      out.remaining = L - current - cost - heldUnits;
+      out.retryAfterMs = 0;
+      out.resetAfterMs = out.ttlMs = start + 2 * W - now;
+      out.next[0] = start;
+      out.next[1] = previous;
+      out.next[2] = current + cost;
+      return;
+    }
+    let fitsAt = Infinity;
+    if (cost <= L) {
+      fitsAt = current + cost > L
+        ? start + 2 * W - Math.floor(((L - cost) * W) / current) // fits once `current` has slid far enough
+        : start + W - Math.floor(((L - current - cost) * W) / previous); // fits within this window
+    }
+    const emptyAt = current > 0 ? start + 2 * W : previous > 0 ? start + W : t;
+    deny(out, fitsAt === Infinity ? Infinity : Math.ceil(fitsAt - now), L - current - heldUnits, Math.ceil(emptyAt - now));
+  },
+
+  emptyAt(policy, state, offset) {
+    const start = state[offset] as number;
+    return (state[offset + 2] as number) > 0 ? start + 2 * policy.windowMs : start + policy.windowMs;
+  },
+};
+
+function deny(out: StepOutput, retryAfterMs: number, remaining: number, resetAfterMs: number): void {
+  out.allowed = false;
+  out.retryAfterMs = retryAfterMs;
+  out.remaining = remaining > 0 ? remaining : 0;
+  out.resetAfterMs = resetAfterMs > 0 ? resetAfterMs : 0;
+  out.ttlMs = 0;
+}

@@ -1,0 +1,117 @@
+/**
+ * CompositeLimiter enforces several limits at once (say 10 per second and 100 per minute), all or
+ * nothing: a request is admitted only if every member admits it, and a denial by any member costs no
+ * member anything. Its Decision is the most restrictive one: the largest `retryAfterMs`, the smallest
+ * `remaining`, the latest reset, with every member's decision in `parts` (for one header item each).
+ *
+ * Members on the memory store are decided in one synchronous pass; members on a remote store must all
+ * share that one store, which decides them in one atomic call (`Store.consumeAll`). Nested composites
+ * are flattened. All members must read the same clock, so that one `now` serves them all.
+ */
+import type { Clock } from './clock.js';
+import type { Decision } from './decision.js';
+import { Limiter, type RateLimiter } from './limiter.js';
+import { MemoryBinding, allowAll, decideAll } from './memory-store.js';
+import type { Policy } from './policy.js';
+import type { Mode, Result, Store, StoreBinding } from './store.js';
+import { describeValue, isCost, rejectCall } from './validate.js';
+
+type Member<M extends Mode> = Limiter<Policy, M>;
+const OWNER = 'CompositeLimiter';
+
+export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M> {
+  readonly mode: M;
+  readonly policies: readonly Policy[];
+  readonly members: readonly Member<M>[];
+  readonly #clock: Clock;
+  readonly #bindings: readonly StoreBinding<M>[];
+  readonly #store: Store<M>;
+  readonly #memory: readonly MemoryBinding[] | undefined;
+
+  constructor(limiters: readonly RateLimiter<M>[]) {
+    const members = flatten(limiters);
+    const first = members[0] as Member<M>;
+    this.members = Object.freeze(members);
+    this.mode = first.mode;
+    this.#clock = first.clock;
+    this.#store = first.store;
+    this.#bindings = members.map((m) => m.binding);
+    this.policies = Object.freeze(members.map((m) => m.policy));
+    for (const [i, m] of members.entries()) {
+      if (m.clock !== this.#clock) throw new TypeError(`${OWNER}: every member must share one clock; member ${i} has another`);
+    }
+    if (this.#bindings.every((b) => b instanceof MemoryBinding)) {
+      this.#memory = this.#bindings as unknown as readonly MemoryBinding[];
+    } else {
+      this.#memory = undefined;
+      const shared = members.every((m) => m.store === this.#store) && typeof this.#store.consumeAll === 'function';
+      if (!shared) throw new TypeError(`${OWNER}: members on a remote store must all share one store that supports consumeAll`);
+    }
+  }
+
+  consume(key: string, cost = 1): Result<M, Decision> {
+    return this.#decide(key, cost, true);
+  }
+
+  peek(key: string, cost = 1): Result<M, Decision> {
+    return this.#decide(key, cost, false);
+  }
+
+  allow(key: string, cost = 1): Result<M, boolean> {
+    if (typeof key !== 'string' || !isCost(cost)) rejectCall(OWNER, key, cost);
+    const now = this.#clock.now();
+    if (this.#memory !== undefined) return allowAll(this.#memory, key, now, cost) as Result<M, boolean>;
+    const all = this.#store.consumeAll!(this.#bindings, key, now, cost, true) as Promise<readonly Decision[]>;
+    return all.then((parts) => parts.every((p) => p.allowed)) as Result<M, boolean>;
+  }
+
+  reset(key: string): Result<M, void> {
+    if (typeof key !== 'string') rejectCall(OWNER, key, 1);
+    const results = this.members.map((m) => m.reset(key));
+    return (this.mode === 'sync' ? undefined : Promise.all(results).then(() => undefined)) as Result<M, void>;
+  }
+
+  #decide(key: string, cost: number, commit: boolean): Result<M, Decision> {
+    if (typeof key !== 'string' || !isCost(cost)) rejectCall(OWNER, key, cost);
+    const now = this.#clock.now();
+    if (this.#memory !== undefined) return mostRestrictive(decideAll(this.#memory, key, now, cost, commit)) as Result<M, Decision>;
+    const all = this.#store.consumeAll!(this.#bindings, key, now, cost, commit) as Promise<readonly Decision[]>;
+    return all.then(mostRestrictive) as Result<M, Decision>;
+  }
+}
+
+/**
+ * mostRestrictive merges member decisions: allowed only if all are; the member that makes the caller
+ * wait longest (then: with the fewest units left) lends its limit and policy; `remaining` is the
+ * smallest and `resetAfterMs` the largest over all members.
+ */
+export function mostRestrictive(parts: readonly Decision[]): Decision {
+  let primary = parts[0] as Decision;
+  let remaining = primary.remaining;
+  let resetAfterMs = primary.resetAfterMs;
+  let allowed = primary.allowed;
+  for (let i = 1; i < parts.length; i++) {
+    const d = parts[i] as Decision;
+    if (d.retryAfterMs > primary.retryAfterMs || (d.retryAfterMs === primary.retryAfterMs && d.remaining < primary.remaining)) primary = d;
+    if (d.remaining < remaining) remaining = d.remaining;
+    if (d.resetAfterMs > resetAfterMs) resetAfterMs = d.resetAfterMs;
+    allowed &&= d.allowed;
+  }
+  const failure = parts.find((p) => p.failure !== undefined)?.failure;
+  const merged = { allowed, limit: primary.limit, remaining, retryAfterMs: primary.retryAfterMs, resetAfterMs, policy: primary.policy, parts };
+  return failure === undefined ? merged : { ...merged, failure };
+}
+
+function flatten<M extends Mode>(limiters: readonly RateLimiter<M>[]): Member<M>[] {
+  if (!Array.isArray(limiters) || limiters.length === 0) {
+    throw new TypeError(`${OWNER}: limiters must be a non-empty array of limiters, got ${describeValue(limiters)}`);
+  }
+  const members: Member<M>[] = [];
+  for (const [i, limiter] of limiters.entries()) {
+    if (limiter instanceof CompositeLimiter) members.push(...(limiter.members as Member<M>[]));
+    else if (limiter instanceof Limiter) members.push(limiter as Member<M>);
+    else throw new TypeError(`${OWNER}: limiters[${i}] must be a ratekeeper limiter, got ${describeValue(limiter)}`);
+  }
+  if (new Set(members).size !== members.length) throw new TypeError(`${OWNER}: a limiter appears twice among the members`);
+  return members;
+}

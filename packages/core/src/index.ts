@@ -1,0 +1,13 @@
+export { type Clock, ManualClock, systemClock } from './clock.js';
+export { type Decision, neverSatisfiable } from './decision.js';
+export type { AlgorithmName, FixedWindowPolicy, Policy, SlidingWindowPolicy, TokenBucketPolicy, WindowPolicy } from './policy.js';
+export { type Algorithm, type Step, type StepOutput, step, stepOutput, toDecision } from './algorithm.js';
+export { tokenBucket } from './algorithms/token-bucket.js';
+export { slidingWindow } from './algorithms/sliding-window.js';
+export { fixedWindow } from './algorithms/fixed-window.js';
+export type { Mode, Result, Store, StoreBinding } from './store.js';
+export { DEFAULT_MAX_KEYS, MemoryBinding, MemoryStore, type MemoryStoreOptions } from './memory-store.js';
+export { Limiter, type LimiterOptions, type RateLimiter } from './limiter.js';
+export { FixedWindowLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './limiters.js';
+export { CompositeLimiter, mostRestrictive } from './composite.js';
+export { describeValue } from './validate.js';

@@ -1,0 +1,96 @@
+/**
+ * RateLimiter: the one interface every algorithm (and the composite) implements, and the base class
+ * the single-policy limiters share. A limiter reads its clock once per call and hands `now` to its
+ * store binding; on the in-memory store every call answers synchronously, on a remote store with a
+ * promise that resolves (being limited is a Decision, never a rejection).
+ *
+ * `key` must be a string and `cost` a positive integer: anything else throws at once, so that a bug in a
+ * caller's cost function can never turn into a silent admit.
+ */
+import type { Algorithm } from './algorithm.js';
+import { type Clock, systemClock } from './clock.js';
+import type { Decision } from './decision.js';
+import { MemoryStore } from './memory-store.js';
+import type { Policy } from './policy.js';
+import type { Mode, Result, Store, StoreBinding } from './store.js';
+import { describeValue, isCost, rejectCall } from './validate.js';
+
+export interface RateLimiter<M extends Mode = Mode> {
+  /** 'sync' when every call answers directly, 'async' when every call answers with a promise. */
+  readonly mode: M;
+  /** The policies this limiter enforces: one, or a composite's members' in order. */
+  readonly policies: readonly Policy[];
+  /** consume decides a request of `cost` (default 1) for `key` and records it when allowed. */
+  consume(key: string, cost?: number): Result<M, Decision>;
+  /** peek decides like consume and records nothing. */
+  peek(key: string, cost?: number): Result<M, Decision>;
+  /** allow is consume answering only the verdict; on the memory store it allocates nothing. */
+  allow(key: string, cost?: number): Result<M, boolean>;
+  /** reset returns `key` to its empty state. */
+  reset(key: string): Result<M, void>;
+}
+
+/** Options every single-policy limiter takes. */
+export interface LimiterOptions<M extends Mode> {
+  /** Where time comes from (default: systemClock, monotonic). */
+  readonly clock?: Clock;
+  /** Where state lives (default: a new MemoryStore). */
+  readonly store?: Store<M>;
+  /** The policy's name in headers and store keys (default: derived from the parameters). */
+  readonly name?: string;
+}
+
+/** Limiter is one policy, one algorithm, one store binding. */
+export abstract class Limiter<P extends Policy, M extends Mode> implements RateLimiter<M> {
+  readonly mode: M;
+  readonly policy: P;
+  readonly policies: readonly P[];
+  readonly clock: Clock;
+  readonly store: Store<M>;
+  /** The store binding this limiter decides through (used by CompositeLimiter). */
+  readonly binding: StoreBinding<M>;
+  readonly #owner: string;
+
+  protected constructor(owner: string, algorithm: Algorithm<P>, policy: P, options: LimiterOptions<M>) {
+    this.#owner = owner;
+    this.clock = checkClock(owner, options.clock ?? systemClock);
+    this.store = checkStore(owner, options.store ?? (new MemoryStore() as unknown as Store<M>));
+    this.mode = this.store.mode;
+    this.policy = policy;
+    this.policies = Object.freeze([policy]);
+    this.binding = this.store.bind(algorithm, policy);
+  }
+
+  consume(key: string, cost = 1): Result<M, Decision> {
+    if (typeof key !== 'string' || !isCost(cost)) rejectCall(this.#owner, key, cost);
+    return this.binding.consume(key, this.clock.now(), cost);
+  }
+
+  peek(key: string, cost = 1): Result<M, Decision> {
+    if (typeof key !== 'string' || !isCost(cost)) rejectCall(this.#owner, key, cost);
+    return this.binding.peek(key, this.clock.now(), cost);
+  }
+
+  allow(key: string, cost = 1): Result<M, boolean> {
+    if (typeof key !== 'string' || !isCost(cost)) rejectCall(this.#owner, key, cost);
+    return this.binding.allow(key, this.clock.now(), cost);
+  }
+
+  reset(key: string): Result<M, void> {
+    if (typeof key !== 'string') rejectCall(this.#owner, key, 1);
+    return this.binding.reset(key);
+  }
+}
+
+function checkClock(owner: string, clock: Clock): Clock {
+  if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function') {
+    throw new TypeError(`${owner}: clock must be an object with a now() method, got ${describeValue(clock)}`);
+  }
+  return clock;
+}
+
+function checkStore<M extends Mode>(owner: string, store: Store<M>): Store<M> {
+  const ok = typeof store === 'object' && store !== null && typeof store.bind === 'function' && (store.mode === 'sync' || store.mode === 'async');
+  if (!ok) throw new TypeError(`${owner}: store must be a Store (mode 'sync' or 'async' and a bind() method), got ${describeValue(store)}`);
+  return store;
+}

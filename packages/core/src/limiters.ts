@@ -1,0 +1,77 @@
+/**
+ * The single-policy limiters. Each validates its options once, at construction (a RangeError or
+ * TypeError naming the class, the option and the value), derives an immutable policy and binds it to
+ * its store. The caller's options object is never mutated.
+ */
+import { fixedWindow } from './algorithms/fixed-window.js';
+import { slidingWindow } from './algorithms/sliding-window.js';
+import { tokenBucket } from './algorithms/token-bucket.js';
+import { Limiter, type LimiterOptions } from './limiter.js';
+import {
+  type FixedWindowPolicy,
+  type SlidingWindowPolicy,
+  type TokenBucketPolicy,
+  tokenBucketPolicy,
+  windowPolicy,
+} from './policy.js';
+import type { Mode } from './store.js';
+import { optionsObject, policyName, positiveInteger, positiveNumber } from './validate.js';
+
+export interface TokenBucketOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
+  /** Bucket size: the largest burst (a positive integer). */
+  readonly capacity: number;
+  /** Tokens added per second (a finite number > 0, fractions allowed). */
+  readonly refillPerSecond: number;
+}
+
+/**
+ * TokenBucketLimiter is a token bucket of `capacity` tokens per key, initially full and refilled at
+ * `refillPerSecond`: bursts up to capacity, then a steady rate. One number of state per key.
+ */
+export class TokenBucketLimiter<M extends Mode = 'sync'> extends Limiter<TokenBucketPolicy, M> {
+  constructor(options: TokenBucketOptions<M>) {
+    const owner = 'TokenBucketLimiter';
+    const o = optionsObject(owner, options) as Partial<TokenBucketOptions<M>>;
+    const capacity = positiveInteger(owner, 'capacity', o.capacity);
+    const refill = positiveNumber(owner, 'refillPerSecond', o.refillPerSecond);
+    const name = o.name === undefined ? undefined : policyName(owner, o.name);
+    super(owner, tokenBucket, tokenBucketPolicy(capacity, refill, name), o);
+  }
+}
+
+export interface WindowOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
+  /** Most cost admitted per window (a positive integer). */
+  readonly limit: number;
+  /** Window length in milliseconds (a positive integer). */
+  readonly windowMs: number;
+}
+
+/**
+ * SlidingWindowLimiter admits at most `limit` per `windowMs` by the weighted sliding-window counter:
+ * smooth across window boundaries, three numbers of state per key.
+ */
+export class SlidingWindowLimiter<M extends Mode = 'sync'> extends Limiter<SlidingWindowPolicy, M> {
+  constructor(options: WindowOptions<M>) {
+    const [policy, o] = windowOptions('SlidingWindowLimiter', 'sliding-window', options);
+    super('SlidingWindowLimiter', slidingWindow, policy, o);
+  }
+}
+
+/**
+ * FixedWindowLimiter admits at most `limit` per epoch-aligned window of `windowMs`; up to twice the
+ * limit can pass across a window boundary.
+ */
+export class FixedWindowLimiter<M extends Mode = 'sync'> extends Limiter<FixedWindowPolicy, M> {
+  constructor(options: WindowOptions<M>) {
+    const [policy, o] = windowOptions('FixedWindowLimiter', 'fixed-window', options);
+    super('FixedWindowLimiter', fixedWindow, policy, o);
+  }
+}
+
+function windowOptions<A extends 'sliding-window' | 'fixed-window', M extends Mode>(owner: string, algorithm: A, options: WindowOptions<M>) {
+  const o = optionsObject(owner, options) as Partial<WindowOptions<M>>;
+  const limit = positiveInteger(owner, 'limit', o.limit);
+  const windowMs = positiveInteger(owner, 'windowMs', o.windowMs);
+  const name = o.name === undefined ? undefined : policyName(owner, o.name);
+  return [windowPolicy(algorithm, limit, windowMs, name), o] as const;
+}

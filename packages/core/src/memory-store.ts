@@ -1,0 +1,211 @@
+/**
+ * MemoryStore: the default, in-process store. Synchronous, bounded, with no timers and no background
+ * work. Each limiter bound to it gets its own table: a Map from key to a slot in one Float64Array that
+ * holds every key's few numbers of state, so that after a key's first request deciding allocates
+ * nothing.
+ *
+ * State that has returned to empty is never needed again (the algorithm decides an empty state and a
+ * missing one alike), so it is dropped lazily: only when a table reaches `maxKeys`. Then one sweep drops
+ * every empty key and, if that frees fewer than 1/32 of the table, also evicts the live keys nearest to
+ * their empty state first (a barely used key before a blocked one). A flood of fresh keys therefore
+ * never resets a blocked key while keys nearer to empty remain. Evicted live keys are counted in
+ * `evictions`. A sweep costs O(maxKeys) and runs at most once per maxKeys/32 new keys.
+ */
+import { type Algorithm, type StepOutput, stepOutput, toDecision } from './algorithm.js';
+import type { Decision } from './decision.js';
+import type { Policy } from './policy.js';
+import type { Store, StoreBinding } from './store.js';
+import { optionsObject, positiveInteger } from './validate.js';
+
+export interface MemoryStoreOptions {
+  /** The most keys each limiter bound to this store keeps (default 100,000). */
+  readonly maxKeys?: number;
+}
+
+export const DEFAULT_MAX_KEYS = 100_000;
+const INITIAL_SLOTS = 1024;
+
+export class MemoryStore implements Store<'sync'> {
+  readonly mode = 'sync';
+  readonly maxKeys: number;
+
+  constructor(options?: MemoryStoreOptions) {
+    const { maxKeys = DEFAULT_MAX_KEYS } = optionsObject('MemoryStore', options);
+    this.maxKeys = positiveInteger('MemoryStore', 'maxKeys', maxKeys);
+  }
+
+  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): MemoryBinding<P> {
+    return new MemoryBinding(algorithm, policy, this.maxKeys);
+  }
+
+  consumeAll(bindings: readonly StoreBinding<'sync'>[], key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
+    return decideAll(bindings as readonly MemoryBinding[], key, now, cost, commit);
+  }
+}
+
+/** MemoryBinding is one limiter's bounded table in a MemoryStore. */
+export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'sync'> {
+  readonly #algorithm: Algorithm<P>;
+  readonly #policy: P;
+  readonly #width: number;
+  readonly #maxKeys: number;
+  readonly #index = new Map<string, number>();
+  readonly #free: number[] = [];
+  readonly #out: StepOutput;
+  #states: Float64Array;
+  #nextSlot = 0;
+  #evictions = 0;
+  /** The slot the last `evaluate` found, or -1 for a key not held. */
+  #slot = -1;
+
+  constructor(algorithm: Algorithm<P>, policy: P, maxKeys: number) {
+    this.#algorithm = algorithm;
+    this.#policy = policy;
+    this.#width = algorithm.stateSize;
+    this.#maxKeys = maxKeys;
+    this.#out = stepOutput(algorithm.stateSize);
+    this.#states = new Float64Array(Math.min(maxKeys, INITIAL_SLOTS) * this.#width);
+  }
+
+  /** size is the number of keys held, empty ones not yet dropped included. */
+  get size(): number {
+    return this.#index.size;
+  }
+
+  /** evictions counts live (non-empty) keys dropped to respect maxKeys. */
+  get evictions(): number {
+    return this.#evictions;
+  }
+
+  consume(key: string, now: number, cost: number): Decision {
+    if (this.evaluate(key, now, cost)) this.commit(key, now);
+    return toDecision(this.#out, this.#policy);
+  }
+
+  peek(key: string, now: number, cost: number): Decision {
+    this.evaluate(key, now, cost);
+    return toDecision(this.#out, this.#policy);
+  }
+
+  allow(key: string, now: number, cost: number): boolean {
+    if (!this.evaluate(key, now, cost)) return false;
+    this.commit(key, now);
+    return true;
+  }
+
+  reset(key: string): void {
+    const slot = this.#index.get(key);
+    if (slot === undefined) return;
+    this.#index.delete(key);
+    this.#free.push(slot);
+  }
+
+  /** evaluate runs the step for `key` into this binding's scratch output; commit writes it. */
+  evaluate(key: string, now: number, cost: number): boolean {
+    const slot = this.#index.get(key);
+    const out = this.#out;
+    if (slot === undefined) {
+      this.#slot = -1;
+      this.#algorithm.evaluate(this.#policy, undefined, 0, now, cost, out);
+    } else {
+      this.#slot = slot;
+      this.#algorithm.evaluate(this.#policy, this.#states, slot * this.#width, now, cost, out);
+    }
+    return out.allowed;
+  }
+
+  /** commit stores the next state of the last `evaluate`, which must have been for `key` and allowed. */
+  commit(key: string, now: number): void {
+    const slot = this.#slot >= 0 ? this.#slot : this.#insert(key, now);
+    const next = this.#out.next;
+    const offset = slot * this.#width;
+    for (let i = 0; i < next.length; i++) this.#states[offset + i] = next[i] as number;
+  }
+
+  /** decision materialises the last `evaluate`; `undoCost` reports an allowed step as not taken. */
+  decision(undoCost: number): Decision {
+    const decision = toDecision(this.#out, this.#policy);
+    return undoCost > 0 && decision.allowed ? { ...decision, remaining: decision.remaining + undoCost } : decision;
+  }
+
+  #insert(key: string, now: number): number {
+    if (this.#index.size >= this.#maxKeys) this.#sweep(now);
+    let slot = this.#free.pop();
+    if (slot === undefined) {
+      slot = this.#nextSlot++;
+      if ((slot + 1) * this.#width > this.#states.length) this.#grow();
+    }
+    this.#index.set(key, slot);
+    return slot;
+  }
+
+  #grow(): void {
+    const slots = Math.min(this.#maxKeys, (this.#states.length / this.#width) * 2);
+    const states = new Float64Array(slots * this.#width);
+    states.set(this.#states);
+    this.#states = states;
+  }
+
+  /** emptyAt is when the state in `slot` is back to empty. */
+  #emptyAt(slot: number): number {
+    return this.#algorithm.emptyAt(this.#policy, this.#states, slot * this.#width);
+  }
+
+  #sweep(now: number): void {
+    let freed = 0;
+    this.#index.forEach((slot, key) => {
+      if (this.#emptyAt(slot) <= now) {
+        this.#index.delete(key);
+        this.#free.push(slot);
+        freed++;
+      }
+    });
+    const wanted = Math.max(1, this.#maxKeys >> 5) - freed;
+    if (wanted > 0) this.#evictNearestEmpty(wanted);
+  }
+
+  /** Evicts the `count` live keys whose state is nearest to empty. */
+  #evictNearestEmpty(count: number): void {
+    const times = new Float64Array(this.#index.size);
+    let i = 0;
+    this.#index.forEach((slot) => {
+      times[i++] = this.#emptyAt(slot);
+    });
+    times.sort();
+    const cutoff = times[count - 1] as number;
+    let ties = count - times.indexOf(cutoff);
+    this.#index.forEach((slot, key) => {
+      const at = this.#emptyAt(slot);
+      if (at < cutoff || (at === cutoff && ties-- > 0)) {
+        this.#index.delete(key);
+        this.#free.push(slot);
+        this.#evictions++;
+      }
+    });
+  }
+}
+
+/**
+ * decideAll runs one all-or-nothing step over several memory bindings: every binding evaluates, and
+ * only if all allow (and `commit`) does any of them record. Members that allowed inside a denied
+ * composite report the units they still hold.
+ */
+export function decideAll(bindings: readonly MemoryBinding[], key: string, now: number, cost: number, commit: boolean): Decision[] {
+  const allowed = evaluateAll(bindings, key, now, cost);
+  const decisions = bindings.map((binding) => binding.decision(allowed ? 0 : cost));
+  if (allowed && commit) for (const binding of bindings) binding.commit(key, now);
+  return decisions;
+}
+
+/** allowAll is decideAll answering only the verdict; it allocates nothing after a key's first request. */
+export function allowAll(bindings: readonly MemoryBinding[], key: string, now: number, cost: number): boolean {
+  for (let i = 0; i < bindings.length; i++) if (!(bindings[i] as MemoryBinding).evaluate(key, now, cost)) return false;
+  for (let i = 0; i < bindings.length; i++) (bindings[i] as MemoryBinding).commit(key, now);
+  return true;
+}
+
+function evaluateAll(bindings: readonly MemoryBinding[], key: string, now: number, cost: number): boolean {
+  let allowed = true;
+  for (let i = 0; i < bindings.length; i++) if (!(bindings[i] as MemoryBinding).evaluate(key, now, cost)) allowed = false;
+  return allowed;
+}

@@ -1,0 +1,58 @@
+/**
+ * Policies: the immutable description of one limit. Every policy carries what the headers need (a
+ * name, the quota `limit` and the `windowMs` it is granted over) beside its algorithm's own
+ * parameters, which a remote store passes verbatim to its script.
+ */
+
+export interface TokenBucketPolicy {
+  readonly algorithm: 'token-bucket';
+  readonly name: string;
+  /** The bucket size: the largest burst, and the quota reported in headers. */
+  readonly capacity: number;
+  readonly refillPerSecond: number;
+  /** Milliseconds to refill one token: 1000 / refillPerSecond. */
+  readonly intervalMs: number;
+  /** Milliseconds to refill an empty bucket: capacity × intervalMs. */
+  readonly burstMs: number;
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+export interface WindowPolicy<A extends 'sliding-window' | 'fixed-window'> {
+  readonly algorithm: A;
+  readonly name: string;
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+export type SlidingWindowPolicy = WindowPolicy<'sliding-window'>;
+export type FixedWindowPolicy = WindowPolicy<'fixed-window'>;
+export type Policy = TokenBucketPolicy | SlidingWindowPolicy | FixedWindowPolicy;
+export type AlgorithmName = Policy['algorithm'];
+
+/** tokenBucketPolicy derives a token bucket's policy from already validated options. */
+export function tokenBucketPolicy(capacity: number, refillPerSecond: number, name?: string): TokenBucketPolicy {
+  const intervalMs = 1000 / refillPerSecond;
+  const burstMs = capacity * intervalMs;
+  return Object.freeze({
+    algorithm: 'token-bucket',
+    name: name ?? `tb-${capacity}-${refillPerSecond}`,
+    capacity,
+    refillPerSecond,
+    intervalMs,
+    burstMs,
+    limit: capacity,
+    windowMs: burstMs,
+  });
+}
+
+/** windowPolicy builds a sliding- or fixed-window policy from already validated options. */
+export function windowPolicy<A extends 'sliding-window' | 'fixed-window'>(
+  algorithm: A,
+  limit: number,
+  windowMs: number,
+  name?: string,
+): WindowPolicy<A> {
+  const prefix = algorithm === 'sliding-window' ? 'sw' : 'fw';
+  return Object.freeze({ algorithm, name: name ?? `${prefix}-${limit}-${windowMs}`, limit, windowMs });
+}

@@ -1,0 +1,41 @@
+/**
+ * Store: where limiter state lives. A limiter binds its algorithm and policy to a store once, at
+ * construction, and then talks only to the returned StoreBinding. The binding applies the algorithm's
+ * step atomically per key; it never decides anything the step did not.
+ *
+ * A store is either synchronous (`mode: 'sync'`, the in-process MemoryStore: every call returns its
+ * answer) or asynchronous (`mode: 'async'`, a remote store such as Redis: every call returns a promise
+ * that resolves, never rejects, for a decision). The types carry the mode, so
+ * `new TokenBucketLimiter({...}).consume(k)` is a Decision and, on a remote store, a Promise<Decision>.
+ */
+import type { Algorithm } from './algorithm.js';
+import type { Decision } from './decision.js';
+import type { Policy } from './policy.js';
+
+export type Mode = 'sync' | 'async';
+
+/** Result is T for a synchronous store and Promise<T> for an asynchronous one. */
+export type Result<M extends Mode, T> = M extends 'sync' ? T : Promise<T>;
+
+export interface StoreBinding<M extends Mode = Mode> {
+  /** consume decides `cost` for `key` at `now` and, when allowed, records it. */
+  consume(key: string, now: number, cost: number): Result<M, Decision>;
+  /** peek decides like consume and records nothing. */
+  peek(key: string, now: number, cost: number): Result<M, Decision>;
+  /** allow is consume answering only whether the request was allowed. */
+  allow(key: string, now: number, cost: number): Result<M, boolean>;
+  /** reset returns `key` to its empty state. */
+  reset(key: string): Result<M, void>;
+}
+
+export interface Store<M extends Mode = Mode> {
+  readonly mode: M;
+  /** bind prepares the store for one limiter's algorithm and policy. */
+  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): StoreBinding<M>;
+  /**
+   * consumeAll decides `cost` for `key` under several bindings of this store at once, all or nothing:
+   * when any binding denies, none records anything (`commit: false` never records). Decisions come back
+   * in binding order. Stores without it cannot back a CompositeLimiter.
+   */
+  consumeAll?(bindings: readonly StoreBinding<M>[], key: string, now: number, cost: number, commit: boolean): Result<M, readonly Decision[]>;
+}

@@ -1,0 +1,57 @@
+/**
+ * Option checks shared by every constructor. Each throws at construction, naming the class, the option
+ * and the value it got: a TypeError for a wrong type, a RangeError for a value out of range. Nothing is
+ * ever coerced into a default.
+ */
+
+/** describeValue renders a received value for an error message without echoing long user text. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'function') return 'a function';
+  return Array.isArray(value) ? 'an array' : `an ${typeof value}`;
+}
+
+function fail(owner: string, option: string, want: string, value: unknown): never {
+  const message = `${owner}: ${option} must be ${want}, got ${describeValue(value)}`;
+  throw typeof value === 'number' ? new RangeError(message) : new TypeError(message);
+}
+
+/** positiveInteger accepts a safe integer ≥ 1. */
+export function positiveInteger(owner: string, option: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) fail(owner, option, 'a positive integer', value);
+  return value;
+}
+
+/** positiveNumber accepts a finite number > 0. */
+export function positiveNumber(owner: string, option: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(owner, option, 'a finite number > 0', value);
+  return value;
+}
+
+/** policyName accepts a short token that is safe in a header, a Redis key and a log line. */
+export function policyName(owner: string, value: unknown): string {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/.test(value)) {
+    fail(owner, 'name', '1 to 64 characters of A-Z a-z 0-9 _ . : -', value);
+  }
+  return value;
+}
+
+/** options accepts a plain options object (or undefined, read as {}). */
+export function optionsObject<T extends object>(owner: string, value: T | undefined): T | Record<string, never> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(owner, 'options', 'an object', value);
+  return value;
+}
+
+/** isCost tells whether a per-call cost is valid: a positive safe integer. */
+export function isCost(cost: unknown): cost is number {
+  return typeof cost === 'number' && Number.isSafeInteger(cost) && cost >= 1;
+}
+
+/** rejectCall throws for an invalid key or cost passed at call time: never a silent admit. */
+export function rejectCall(owner: string, key: unknown, cost: unknown): never {
+  if (typeof key !== 'string') throw new TypeError(`${owner}: key must be a string, got ${describeValue(key)}`);
+  return fail(owner, 'cost', 'a positive integer', cost);
+}

@@ -1,0 +1,15 @@
+// Builds the workspace package in the current directory twice from one source: ESM into dist/esm and
+// CommonJS into dist/cjs (with a package.json marking it so), so `import` and `require()` both work
+// on Node 20. Each build is plain `tsc`; nothing is bundled.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const run = (...args) => execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', ...args], { stdio: 'inherit' });
+
+rmSync('dist', { recursive: true, force: true });
+run('--outDir', 'dist/esm');
+run('--outDir', 'dist/cjs', '--module', 'commonjs', '--moduleResolution', 'node10', '--verbatimModuleSyntax', 'false');
+mkdirSync('dist/cjs', { recursive: true });
+writeFileSync('dist/cjs/package.json', '{ "type": "commonjs" }\n');
