@@ -11,3 +11,4 @@ export { Limiter, type LimiterOptions, type RateLimiter } from './limiter.js';
 export { FixedWindowLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './limiters.js';
 export { CompositeLimiter, mostRestrictive } from './composite.js';
 export { describeValue } from './validate.js';
+export * from './http/index.js';

@@ -1,0 +1,80 @@
+/**
+ * Rate-limit response headers, shared by every adapter.
+ *
+ * - `Retry-After` (RFC 9110 delay-seconds) on every limited response whose request can ever succeed:
+ *   the wait rounded UP to whole seconds, at least 1, so a client that obeys it is never early. A cost
+ *   that can never be granted gets no Retry-After (waiting would not help).
+ * - 'draft-10' (default): the IETF `RateLimit-Policy` and `RateLimit` fields of
+ *   draft-ietf-httpapi-ratelimit-headers-10, Structured Field Lists with one item per policy that
+ *   applied (every member of a composite): `"name";q=<quota>;w=<window s>` and `"name";r=<remaining>;
+ *   t=<s>`. `t` is when more quota is available: the Retry-After value on a denial (so Retry-After is
+ *   never earlier than `t`), the time to a full reset otherwise (never earlier than the truth).
+ * - 'legacy': `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (delta seconds) of the
+ *   most restrictive policy; 'both' writes both sets; false writes none (Retry-After still goes out).
+ * Values are built only from policy names (validated to a header-safe alphabet) and numbers: no key
+ * and no user text ever reaches a header.
+ */
+import type { Decision } from '../decision.js';
+import type { Policy } from '../policy.js';
+import { describeValue } from '../validate.js';
+
+export type HeaderStyle = 'draft-10' | 'legacy' | 'both' | false;
+
+/** HeaderSetter writes one header on a framework's response object. */
+export type HeaderSetter<Res> = (res: Res, name: string, value: string) => void;
+
+export function checkHeaderStyle(owner: string, value: unknown): HeaderStyle {
+  if (value === 'draft-10' || value === 'legacy' || value === 'both' || value === false) return value;
+  throw new TypeError(`${owner}: headers must be 'draft-10', 'legacy', 'both' or false, got ${describeValue(value)}`);
+}
+
+/** seconds rounds milliseconds up to whole seconds (never earlier than the truth), never negative. */
+export function seconds(ms: number): number {
+  return ms > 0 ? Math.ceil(ms / 1000) : 0;
+}
+
+/** retryAfterSeconds is the Retry-After value for a denial, or undefined when waiting cannot help. */
+export function retryAfterSeconds(decision: Decision): number | undefined {
+  const ms = decision.retryAfterMs;
+  if (!Number.isFinite(ms)) return undefined;
+  return ms > 1000 ? Math.ceil(ms / 1000) : 1;
+}
+
+/** policyField is the RateLimit-Policy value for a set of policies (constant per limiter: compute once). */
+export function policyField(policies: readonly Policy[]): string {
+  return policies.map((p) => `"${p.name}";q=${p.limit};w=${Math.max(1, seconds(p.windowMs))}`).join(', ');
+}
+
+/** limitField is the RateLimit value for a decision: one item per member decision. */
+export function limitField(decision: Decision): string {
+  const parts = decision.parts;
+  if (parts === undefined) return limitItem(decision);
+  let field = limitItem(parts[0] as Decision);
+  for (let i = 1; i < parts.length; i++) field += `, ${limitItem(parts[i] as Decision)}`;
+  return field;
+}
+
+function limitItem(d: Decision): string {
+  const t = d.allowed ? seconds(d.resetAfterMs) : (retryAfterSeconds(d) ?? seconds(d.resetAfterMs));
+  return `"${d.policy.name}";r=${d.remaining};t=${t}`;
+}
+
+/**
+ * writeHeaders writes the chosen rate-limit headers for `decision` (plus Retry-After when it is a
+ * denial that waiting can cure). `policy` is the precomputed policyField of the limiter.
+ */
+export function writeHeaders<Res>(res: Res, set: HeaderSetter<Res>, decision: Decision, style: HeaderStyle, policy: string): void {
+  if (style === 'draft-10' || style === 'both') {
+    set(res, 'RateLimit-Policy', policy);
+    set(res, 'RateLimit', limitField(decision));
+  }
+  if (style === 'legacy' || style === 'both') {
+    set(res, 'X-RateLimit-Limit', String(decision.limit));
+    set(res, 'X-RateLimit-Remaining', String(decision.remaining));
+    set(res, 'X-RateLimit-Reset', String(seconds(decision.resetAfterMs)));
+  }
+  if (!decision.allowed) {
+    const retry = retryAfterSeconds(decision);
+    if (retry !== undefined) set(res, 'Retry-After', String(retry));
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The framework-neutral half of every adapter. `prepareRateLimit` validates the options once, when the
+ * middleware is created, and returns a RateLimitPlan; an adapter then only translates:
+ *
+ *   decide(req, ip)  -> undefined (skipped) | Decision | Promise<Decision>
+ *   writeHeaders(res, set, decision)
+ *   blocks(decision) ? answer with handler / limitedResponse(decision) : pass the request on
+ *
+ * Key: `key(req)` when given, else the framework's resolved client IP through `ipKey` (IPv6 grouped by
+ * `ipv6Subnet`). A request without a usable IP is never counted in a shared bucket: `missingIp:
+ * 'reject'` (default) raises a MissingIpError (status 500) on the framework's error path, which makes
+ * a misconfigured proxy setup loud; 'skip' lets such requests through uncounted.
+ * Errors thrown by `key`, `cost`, `skip` or `onDecision` are thrown from decide (sync) or reject its
+ * promise, for the adapter to hand to the framework's error path. A limiter whose promise rejects
+ * (a store that broke its never-reject contract) surfaces as a RateLimiterError without the store's
+ * message, so no error text can reach a client even through a framework's development error page.
+ * `shadow: true` decides, writes headers and reports, but never blocks.
+ */
+import type { Decision } from '../decision.js';
+import type { RateLimiter } from '../limiter.js';
+import { describeValue } from '../validate.js';
+import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, policyField, writeHeaders } from './headers.js';
+import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './ip.js';
+import { type LimiterChoice, chooseLimiter } from './shorthand.js';
+
+export interface RateLimitOptions<Req> extends LimiterChoice {
+  /** The key to count the request under (default: the client IP as the framework resolved it). */
+  readonly key?: (req: Req) => string;
+  /** The request's cost in units, a positive integer (default 1). */
+  readonly cost?: (req: Req) => number;
+  /** Return true to let the request through without counting it or writing headers. */
+  readonly skip?: (req: Req) => boolean;
+  /** Which rate-limit headers to write (default 'draft-10'). */
+  readonly headers?: HeaderStyle;
+  /** Prefix length grouping IPv6 clients, 32 to 64 (default 56). */
+  readonly ipv6Subnet?: number;
+  /** What to do with a request that has no usable client IP (default 'reject'). */
+  readonly missingIp?: 'reject' | 'skip';
+  /** Decide and report, never block (default false). */
+  readonly shadow?: boolean;
+  /** Called with every decision, before the response is chosen. */
+  readonly onDecision?: (decision: Decision, req: Req) => void;
+}
+
+export class MissingIpError extends Error {
+  readonly status = 500;
+  readonly statusCode = 500;
+  constructor(owner: string) {
+    super(`${owner}: the request has no usable client IP; check the framework's trust-proxy setting, give a key function, or set missingIp: 'skip'`);
+    this.name = 'MissingIpError';
+  }
+}
+
+export class RateLimiterError extends Error {
+  readonly status = 500;
+  readonly statusCode = 500;
+  constructor(owner: string, cause: unknown) {
+    super(`${owner}: the limiter failed to decide`, { cause });
+    this.name = 'RateLimiterError';
+  }
+}
+
+export interface RateLimitPlan<Req> {
+  readonly limiter: RateLimiter;
+  decide(req: Req, ip: string | undefined): Decision | Promise<Decision> | undefined;
+  blocks(decision: Decision): boolean;
+  writeHeaders<Res>(res: Res, set: HeaderSetter<Res>, decision: Decision): void;
+}
+
+const KNOWN = new Set(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'key', 'cost', 'skip', 'headers', 'ipv6Subnet', 'missingIp', 'shadow', 'onDecision']);
+
+/** prepareRateLimit validates adapter options and returns the plan; `extra` lists adapter-only option names. */
+export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<Req> | undefined, extra: readonly string[] = []): RateLimitPlan<Req> {
+  if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
+    throw new TypeError(`${owner}: options must be an object, got ${describeValue(options)}`);
+  }
+  const o: RateLimitOptions<Req> = options ?? {};
+  const unknown = Object.keys(o).find((k) => !KNOWN.has(k) && !extra.includes(k));
+  if (unknown !== undefined) throw new TypeError(`${owner}: unknown option ${describeValue(unknown)}`);
+  const key = optionalFunction(owner, 'key', o.key);
+  const cost = optionalFunction(owner, 'cost', o.cost);
+  const skip = optionalFunction(owner, 'skip', o.skip);
+  const onDecision = optionalFunction(owner, 'onDecision', o.onDecision);
+  const style = checkHeaderStyle(owner, o.headers ?? 'draft-10');
+  const subnet = checkIpv6Subnet(owner, o.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
+  const missingIp = o.missingIp ?? 'reject';
+  if (missingIp !== 'reject' && missingIp !== 'skip') throw new TypeError(`${owner}: missingIp must be 'reject' or 'skip', got ${describeValue(missingIp)}`);
+  if (o.shadow !== undefined && typeof o.shadow !== 'boolean') throw new TypeError(`${owner}: shadow must be a boolean, got ${describeValue(o.shadow)}`);
+  const shadow = o.shadow === true;
+  const limiter = chooseLimiter(owner, o);
+  const policy = policyField(limiter.policies);
+
+  const report = onDecision === undefined ? undefined : (decision: Decision, req: Req): Decision => (onDecision(decision, req), decision);
+  const fail = (error: unknown): never => {
+    throw new RateLimiterError(owner, error);
+  };
+
+  return {
+    limiter,
+    decide(req, ip) {
+      if (skip !== undefined && skip(req) === true) return undefined;
+      const k = key === undefined ? ipKey(ip, subnet) : key(req);
+      if (k === undefined) {
+        if (key !== undefined) throw new TypeError(`${owner}: key(req) must return a string, got undefined`);
+        if (missingIp === 'skip') return undefined;
+        throw new MissingIpError(owner);
+      }
+      const result = limiter.consume(k, cost === undefined ? 1 : cost(req));
+      if (result instanceof Promise) return report === undefined ? result.catch(fail) : result.catch(fail).then((d) => report(d, req));
+      return report === undefined ? result : report(result, req);
+    },
+    blocks: (decision) => !decision.allowed && !shadow,
+    writeHeaders(res, set, decision) {
+      if (style !== false || !decision.allowed) writeHeaders(res, set, decision, style, policy);
+    },
+  };
+}
+
+function optionalFunction<F>(owner: string, name: string, value: F | undefined): F | undefined {
+  if (value !== undefined && typeof value !== 'function') throw new TypeError(`${owner}: ${name} must be a function, got ${describeValue(value)}`);
+  return value;
+}

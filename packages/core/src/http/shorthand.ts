@@ -1,0 +1,66 @@
+/**
+ * The limiter behind an adapter: either the ready `limiter` the caller passes (any core limiter, a
+ * composite included, on any store) or one built from the `algorithm` shorthand with working
+ * defaults, so that `rateLimit()` and `rateLimit({ algorithm: 'token-bucket' })` just work:
+ *
+ * - 'token-bucket' (the default): capacity 60, refillPerSecond 1 — bursts of 60, then 1 per second;
+ * - 'sliding-window': limit 60 per windowMs 60,000;
+ * - 'fixed-window': limit 60 per windowMs 60,000.
+ *
+ * Giving both `limiter` and shorthand options is an error, as is a shorthand option that the chosen
+ * algorithm does not take (a silent ignore would hide a typo'd limit).
+ */
+import type { Clock } from '../clock.js';
+import type { RateLimiter } from '../limiter.js';
+import { FixedWindowLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '../limiters.js';
+import type { Store } from '../store.js';
+import { describeValue } from '../validate.js';
+
+export type AlgorithmShorthand = 'token-bucket' | 'sliding-window' | 'fixed-window';
+
+export interface LimiterChoice {
+  /** A ready limiter; when given, no shorthand option may be. */
+  readonly limiter?: RateLimiter;
+  /** Build a limiter of this algorithm instead (default 'token-bucket'). */
+  readonly algorithm?: AlgorithmShorthand;
+  readonly capacity?: number;
+  readonly refillPerSecond?: number;
+  readonly limit?: number;
+  readonly windowMs?: number;
+  readonly name?: string;
+  readonly store?: Store;
+  readonly clock?: Clock;
+}
+
+const OWN: Record<AlgorithmShorthand, readonly string[]> = {
+  'token-bucket': ['capacity', 'refillPerSecond'],
+  'sliding-window': ['limit', 'windowMs'],
+  'fixed-window': ['limit', 'windowMs'],
+};
+const SHORTHAND = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'] as const;
+
+/** chooseLimiter returns the caller's limiter or builds the shorthand one. */
+export function chooseLimiter(owner: string, o: LimiterChoice): RateLimiter {
+  const given = SHORTHAND.filter((k) => o[k] !== undefined);
+  if (o.limiter !== undefined) {
+    if (given.length > 0) throw new TypeError(`${owner}: give either limiter or algorithm options, not both (got limiter and ${given.join(', ')})`);
+    const l = o.limiter as Partial<RateLimiter>;
+    if (typeof l !== 'object' || l === null || typeof l.consume !== 'function' || !Array.isArray(l.policies)) {
+      throw new TypeError(`${owner}: limiter must be a ratekeeper RateLimiter, got ${describeValue(o.limiter)}`);
+    }
+    return o.limiter;
+  }
+  const algorithm = o.algorithm ?? 'token-bucket';
+  const own = OWN[algorithm];
+  if (own === undefined) {
+    throw new TypeError(`${owner}: algorithm must be 'token-bucket', 'sliding-window' or 'fixed-window', got ${describeValue(algorithm)}`);
+  }
+  const stray = ['capacity', 'refillPerSecond', 'limit', 'windowMs'].find((k) => o[k as keyof LimiterChoice] !== undefined && !own.includes(k));
+  if (stray !== undefined) throw new TypeError(`${owner}: ${stray} does not apply to algorithm '${algorithm}'`);
+  const common = { ...(o.name === undefined ? {} : { name: o.name }), ...(o.store === undefined ? {} : { store: o.store }), ...(o.clock === undefined ? {} : { clock: o.clock }) };
+  if (algorithm === 'token-bucket') {
+    return new TokenBucketLimiter({ capacity: o.capacity ?? 60, refillPerSecond: o.refillPerSecond ?? 1, ...common });
+  }
+  const windowed = { limit: o.limit ?? 60, windowMs: o.windowMs ?? 60_000, ...common };
+  return algorithm === 'sliding-window' ? new SlidingWindowLimiter(windowed) : new FixedWindowLimiter(windowed);
+}
