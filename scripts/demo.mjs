@@ -1,0 +1,69 @@
+/**
+ * `pnpm demo`: starts the three example servers (examples/express, fastify, koa) as child processes on
+ * free loopback ports, drives the same short burst at each (demo/drive.mjs), prints one table per
+ * framework (demo/table.mjs), stops the servers and exits.
+ *
+ * Exit status: 0 only when every server started and every answer passed demo/checks.mjs (200 or 429,
+ * headers present, each limit engaged, Retry-After obeyed and sufficient); 1 otherwise, with the reasons
+ * printed; 130 on Ctrl-C. The whole run is bounded (DEADLINE_MS) and leaves no process behind.
+ */
+import { fileURLToPath } from 'node:url';
+import { checkRows } from './demo/checks.mjs';
+import { drive } from './demo/drive.mjs';
+import { startServer, stopAll } from './demo/servers.mjs';
+import { formatTable } from './demo/table.mjs';
+
+const EXAMPLES = [
+  ['Express', 'express'],
+  ['Fastify', 'fastify'],
+  ['Koa', 'koa'],
+];
+const START_TIMEOUT_MS = 10_000;
+const DEADLINE_MS = 30_000;
+
+const INTRO = `ratekeeper demo: the same limits on an Express, a Fastify and a Koa server (examples/*), keyed by client IP:
+  every route    "global"       token bucket: bursts of 100, refilled at 10 per second
+  POST /login    "login"        5 per minute, sliding window
+  GET /search    "search-1s"    5 per second (token bucket)   } composite: all or nothing, and a denial
+                 "search-1m"    8 per minute (sliding window) } by one costs the other nothing
+Each server gets GET /, 8 quick GET /search, a pause as long as the last Retry-After asked,
+4 more GET /search, then 6 POST /login.
+`;
+
+async function main() {
+  const begun = performance.now();
+  console.log(INTRO);
+  const servers = await Promise.all(
+    EXAMPLES.map(([name, dir]) => startServer(name, fileURLToPath(new URL(`../examples/${dir}/`, import.meta.url)), START_TIMEOUT_MS)),
+  );
+  const problems = [];
+  const answers = [];
+  for (const { name, url } of servers) {
+    const rows = await drive(url);
+    console.log(`${formatTable(`${name} (${url})`, rows)}\n`);
+    problems.push(...checkRows(rows).map((problem) => `${name}: ${problem}`));
+    answers.push(...rows.filter((row) => row.waitedMs === undefined));
+  }
+  await stopAll();
+  const count = (status) => answers.filter((row) => row.status === status).length;
+  const seconds = ((performance.now() - begun) / 1000).toFixed(1);
+  console.log(`${servers.length} servers, ${answers.length} answers: ${count(200)} × 200, ${count(429)} × 429; servers stopped; ${seconds} s.`);
+  if (problems.length === 0) return 0;
+  console.error(`\nThe demo found ${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return 1;
+}
+
+/** finish stops every server, then exits with `code`. */
+async function finish(code, message) {
+  if (message !== undefined) console.error(`\ndemo: ${message}`);
+  await stopAll();
+  process.exit(code);
+}
+
+process.once('SIGINT', () => finish(130, 'interrupted; stopping the servers'));
+process.once('SIGTERM', () => finish(143, 'terminated; stopping the servers'));
+setTimeout(() => finish(1, `still running after ${DEADLINE_MS / 1000} s; giving up`), DEADLINE_MS).unref();
+main().then(
+  (code) => finish(code),
+  (error) => finish(1, error instanceof Error ? (error.cause ? `${error.message} (${error.cause.message ?? error.cause})` : error.message) : String(error)),
+);
