@@ -23,6 +23,7 @@ const DEADLINE_MS = 30_000;
 
 const INTRO = `ratekeeper demo: the same limits on an Express, a Fastify and a Koa server (examples/*), keyed by client IP:
   every route    "global"       token bucket: bursts of 100, refilled at 10 per second
+                                (on Fastify, a route's own config.rateLimit replaces it)
   POST /login    "login"        5 per minute, sliding window
   GET /search    "search-1s"    5 per second (token bucket)   } composite: all or nothing, and a denial
                  "search-1m"    8 per minute (sliding window) } by one costs the other nothing

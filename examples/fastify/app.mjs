@@ -3,7 +3,8 @@
  * off, so a spoofed X-Forwarded-For changes nothing). The plugin checks in `onRequest`, before any body
  * is parsed:
  *
- * - global, every route: a token bucket of 100 refilled at 10 per second (bursts of 100, then 10/s);
+ * - global, on every route without a `config.rateLimit` of its own: a token bucket of 100 refilled at
+ *   10 per second (bursts of 100, then 10/s); a route's own limit replaces it there (Fastify's idiom);
  * - POST /login (`config.rateLimit`): at most 5 per minute, sliding window (brute-force protection);
  * - GET /search (`config.rateLimit`): 5 per second and 8 per minute at once (a CompositeLimiter: all
  *   or nothing, and a request one member denies costs the other nothing).
