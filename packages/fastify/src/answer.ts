@@ -1,0 +1,61 @@
+/**
+ * What the onRequest hook does once a Decision exists: write the rate-limit headers, then either let
+ * the request go on (`done()`) or answer it in place of the route handler.
+ *
+ * The default answer is the precomputed problem+json bytes of the limiter (LimitedBodies): no object,
+ * no JSON.stringify, no error and no stack trace on the limited path. A custom handler runs with the
+ * default status already set and follows Fastify's route-handler contract: answer through `reply` and
+ * return it, or return (or resolve to) a payload to send; returning undefined without having answered
+ * sends the default body, with the very test Fastify applies to an async handler that resolves to
+ * undefined. A throw or a rejection goes to `done(error)`, so Fastify's error handler answers it.
+ * `done` is never called for an answered request, so the lifecycle stops before the body is parsed.
+ */
+import type { Decision } from '@ratekeeper/core';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { RouteLimit } from './route-limit.js';
+
+const setHeader = (reply: FastifyReply, name: string, value: string): void => {
+  reply.header(name, value);
+};
+
+/** finish writes the headers for `decision` and passes the request on or answers it. */
+export function finish(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision): void {
+  limit.plan.writeHeaders(reply, setHeader, decision);
+  if (!limit.plan.blocks(decision)) done();
+  else if (limit.handler === undefined) sendDefault(limit, reply, decision);
+  else runHandler(limit, request, reply, done, decision);
+}
+
+function sendDefault(limit: RouteLimit, reply: FastifyReply, decision: Decision): void {
+  const body = limit.bodies.get(decision);
+  reply.code(body.status).header('content-type', body.contentType).send(body.bytes);
+}
+
+function runHandler(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision): void {
+  reply.code(limit.bodies.get(decision).status);
+  let result: unknown;
+  try {
+    result = (limit.handler as NonNullable<RouteLimit['handler']>)(request, reply, decision);
+  } catch (error) {
+    done(error as Error);
+    return;
+  }
+  if (result === reply) return;
+  if (isThenable(result)) result.then((value) => settle(limit, reply, done, decision, value), done);
+  else settle(limit, reply, done, decision, result);
+}
+
+/** settle sends what the handler returned, or the default body if it neither answered nor returned. */
+function settle(limit: RouteLimit, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision, value: unknown): void {
+  if (value === reply || reply.sent) return;
+  try {
+    if (value !== undefined) reply.send(value);
+    else if (!reply.raw.headersSent) sendDefault(limit, reply, decision);
+  } catch (error) {
+    done(error as Error);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}

@@ -1,0 +1,72 @@
+/**
+ * LimitedBodies remembers the default limited response (core's `limitedResponse`) of one limiter as
+ * ready bytes, so that answering a 429 costs a lookup instead of building and stringifying a JSON
+ * object and encoding it: a 429 must cost no more than the server's ordinary 200.
+ *
+ * The body of a limitedResponse depends only on the failure kind, the Retry-After seconds and which of
+ * the limiter's policies were violated. A decision whose policies are the limiter's own (always, for
+ * the core limiters) is looked up under that triple, packed in one number; any other decision (a
+ * hand-written limiter reporting foreign policies) is built afresh and never cached. At most
+ * MAX_ENTRIES bodies are kept per limiter, so the cache is bounded whatever the waits.
+ */
+import { type Decision, type LimitedResponse, type Policy, limitedResponse, retryAfterSeconds } from '@ratekeeper/core';
+
+export interface LimitedBody {
+  readonly status: LimitedResponse['status'];
+  readonly contentType: string;
+  readonly bytes: Buffer;
+}
+
+const MAX_ENTRIES = 1024;
+/** Composites wider than this are not cached (the violated-set mask must fit a safe integer). */
+const MAX_MEMBERS = 16;
+
+export class LimitedBodies {
+  readonly #policies: readonly Policy[];
+  readonly #cache = new Map<number, LimitedBody>();
+
+  constructor(policies: readonly Policy[]) {
+    this.#policies = policies;
+  }
+
+  /** get returns the default limited response for `decision` (a denial) as bytes. */
+  get(decision: Decision): LimitedBody {
+    const slot = this.#slot(decision);
+    if (slot === undefined) return build(decision);
+    let body = this.#cache.get(slot);
+    if (body === undefined) {
+      body = build(decision);
+      if (this.#cache.size < MAX_ENTRIES) this.#cache.set(slot, body);
+    }
+    return body;
+  }
+
+  /** #slot packs (failure, retry seconds, violated mask) into one number, or undefined when uncacheable. */
+  #slot(decision: Decision): number | undefined {
+    if (decision.failure === 'closed') return -1;
+    const mask = this.#violated(decision);
+    if (mask === undefined) return undefined;
+    const retry = retryAfterSeconds(decision) ?? 0;
+    return retry * 2 ** MAX_MEMBERS + mask;
+  }
+
+  /** #violated is the bit set of the limiter's policies that denied, or undefined for foreign policies. */
+  #violated(decision: Decision): number | undefined {
+    const policies = this.#policies;
+    const parts = decision.parts;
+    if (parts === undefined) return policies.length === 1 && decision.policy === policies[0] ? 1 : undefined;
+    if (parts.length !== policies.length || parts.length > MAX_MEMBERS) return undefined;
+    let mask = 0;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i] as Decision;
+      if (part.policy !== policies[i]) return undefined;
+      if (!part.allowed) mask |= 1 << i;
+    }
+    return mask;
+  }
+}
+
+function build(decision: Decision): LimitedBody {
+  const response = limitedResponse(decision);
+  return { status: response.status, contentType: response.contentType, bytes: Buffer.from(response.body) };
+}

@@ -1,0 +1,42 @@
+/**
+ * The options of `@ratekeeper/fastify`: core's adapter options (RateLimitOptions, typed for a
+ * FastifyRequest) plus the limited-response `handler`, accepted both at registration and per route in
+ * `config.rateLimit`.
+ *
+ * The module augmentation below types `config.rateLimit` on every route: an options object gives that
+ * route its own plan, `false` exempts it (no count, no headers).
+ */
+import type { Decision, RateLimitOptions } from '@ratekeeper/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * RateLimitHandler answers a request the limiter denied, instead of the route handler, after the
+ * rate-limit headers (and Retry-After) are written and the status is set to the default (429, or 503
+ * when a store failing 'closed' decided). Like a Fastify route handler it either answers through
+ * `reply` and returns it, or returns (or resolves to) the payload to send. Returning undefined without
+ * answering sends the default problem+json body. A thrown error or a rejection goes to Fastify's error
+ * handler.
+ */
+export type RateLimitHandler = (request: FastifyRequest, reply: FastifyReply, decision: Decision) => unknown;
+
+/** FastifyRateLimitOptions are the options of `fastify.register(rateLimit, options)`. */
+export interface FastifyRateLimitOptions extends RateLimitOptions<FastifyRequest> {
+  /** Answers a limited request (default: the status and RFC 9457 body of core's limitedResponse). */
+  readonly handler?: RateLimitHandler;
+}
+
+/**
+ * RouteRateLimitOptions are the options of one route's `config.rateLimit`. They are merged over the
+ * registration options: everything not given is inherited, except the limiter. A route that names a
+ * limiter (`limiter`, `algorithm`, `capacity`, `refillPerSecond`, `limit`, `windowMs`, `name`, `store`
+ * or `clock`) gets its own, built from its own limiter options (a shorthand inherits the registration's
+ * `store` and `clock`); a route that names none shares the registration's limiter.
+ */
+export type RouteRateLimitOptions = FastifyRateLimitOptions;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** This route's rate limit: options merged over the plugin's, or false to exempt the route. */
+    rateLimit?: RouteRateLimitOptions | false;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * rateLimit is ratekeeper's Fastify 5 plugin: `fastify.register(rateLimit, options)`. Wrapped with
+ * fastify-plugin, so its hooks land in the context that registers it and cover that context's routes,
+ * its not-found handler and every child context registered after it (encapsulated plugins included).
+ *
+ * It checks in an `onRequest` hook, before the body is read: key the request, ask the limiter once,
+ * write the headers, then continue or answer (answer.ts). The hook is context-level rather than added
+ * to each route in `onRoute`, which is what makes it cover 404s, and routes added to the same instance
+ * before the plugin finished loading (`app.register(rateLimit); app.get(…)` without await), which
+ * `onRoute` never sees.
+ *
+ * Per-route `config.rateLimit`: `false` exempts the route (no count, no headers); an options object
+ * replaces the registration's plan for that route (merged over the registration options, see
+ * route-limit.ts), so a request is counted exactly once, by the route's plan. Objects are prepared in
+ * `onRoute`, at registration, so a bad option fails at startup naming the route and the option; one
+ * object is one plan, so a GET route and its automatic HEAD route share one limiter, and so do routes
+ * handed the same object. A route `onRoute` never saw is prepared on its first request instead.
+ *
+ * On a synchronous limiter (the memory store) an allowed request costs the route lookup, a Decision
+ * and its header strings: no promise and no closure per request.
+ */
+import type { Decision } from '@ratekeeper/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import { fastifyPlugin } from 'fastify-plugin';
+import { finish } from './answer.js';
+import type { FastifyRateLimitOptions } from './options.js';
+import { type RouteLimit, prepareGlobal, prepareRoute } from './route-limit.js';
+
+function rateLimitPlugin(fastify: FastifyInstance, options: FastifyRateLimitOptions, done: (error?: Error) => void): void {
+  const registration = options ?? {};
+  const global = prepareGlobal(registration);
+  const plans = new WeakMap<object, RouteLimit>();
+
+  const routePlan = (config: object, where: string): RouteLimit => {
+    let limit = plans.get(config);
+    if (limit === undefined) plans.set(config, (limit = prepareRoute(registration, global, config, where)));
+    return limit;
+  };
+
+  const limitFor = (request: FastifyRequest): RouteLimit | undefined => {
+    const route = request.routeOptions;
+    const config = route.config.rateLimit;
+    if (config === undefined) return global;
+    if (config === false) return undefined;
+    return plans.get(config) ?? routePlan(config, describeRoute(route.method, route.url));
+  };
+
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    const config: unknown = route.config?.rateLimit;
+    if (config === undefined || config === false) return;
+    if (typeof config !== 'object' || config === null) prepareRoute(registration, global, config, describeRoute(route.method, route.url));
+    else routePlan(config, describeRoute(route.method, route.url));
+  });
+
+  fastify.addHook('onRequest', function rateLimit(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction): void {
+    const limit = limitFor(request);
+    if (limit === undefined) {
+      next();
+      return;
+    }
+    const outcome = limit.plan.decide(request, limit.needsIp ? request.ip : undefined);
+    if (outcome === undefined) next();
+    else if (outcome instanceof Promise) outcome.then((decision: Decision) => reply.sent || finish(limit, request, reply, next, decision), next);
+    else finish(limit, request, reply, next, outcome);
+  });
+  done();
+}
+
+function describeRoute(method: string | readonly string[] | undefined, url: string | undefined): string {
+  return `route ${Array.isArray(method) ? method.join(',') : (method ?? '*')} ${url ?? '(not found)'}`;
+}
+
+/** rateLimit is the plugin: `fastify.register(rateLimit, options)`. */
+export const rateLimit = fastifyPlugin(rateLimitPlugin, { name: '@ratekeeper/fastify', fastify: '5.x' });

@@ -1,0 +1,92 @@
+/**
+ * A RouteLimit is everything the onRequest hook needs for the requests of one route, prepared once:
+ * core's RateLimitPlan (validated options, the limiter, header values), the limited-response handler,
+ * the default 429 bodies as bytes, and whether the key needs the client IP at all.
+ *
+ * `prepareGlobal` validates the registration options. `prepareRoute` validates one route's
+ * `config.rateLimit` merged over them: every behaviour option the route does not give (key, cost,
+ * skip, headers, handler, …) is inherited. The limiter follows its own rule:
+ * - a route naming no limiter option (LIMITER_OPTIONS) shares the registration's limiter, so `{ cost }`
+ *   or `{ shadow: true }` alone changes how the route counts against the global budget, not the budget;
+ * - a route giving `limiter` uses that limiter;
+ * - a route giving shorthand options gets its own limiter, starting from the registration's shorthand
+ *   (algorithm, sizes, store, clock; never the policy name) and overriding what it gives. A route that
+ *   switches `algorithm` keeps only the store and clock, since the other algorithm's sizes would not
+ *   apply. So `{ limit: 5 }` under a sliding-window registration is 5 per the same window, on the same
+ *   store.
+ *
+ * Errors name the route and the option, with the class core chose (TypeError / RangeError).
+ */
+import { type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import type { FastifyRequest } from 'fastify';
+import { LimitedBodies } from './limited-bodies.js';
+import type { FastifyRateLimitOptions, RateLimitHandler, RouteRateLimitOptions } from './options.js';
+
+export const OWNER = 'rateLimit';
+const EXTRA = ['handler'] as const;
+const LIMITER_OPTIONS = ['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'] as const;
+/** The registration's shorthand options a shorthand route starts from (all but the policy name). */
+const SHORTHAND_CARRIED = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'store', 'clock'] as const;
+
+export interface RouteLimit {
+  readonly plan: RateLimitPlan<FastifyRequest>;
+  readonly handler: RateLimitHandler | undefined;
+  readonly bodies: LimitedBodies;
+  /** False when a `key` function replaces the IP, so request.ip (proxy-addr work) is never read. */
+  readonly needsIp: boolean;
+}
+
+/** prepareGlobal validates the registration options; errors name the option. */
+export function prepareGlobal(options: FastifyRateLimitOptions | undefined): RouteLimit {
+  return prepare(OWNER, options);
+}
+
+/** prepareRoute validates one route's `config.rateLimit` object merged over the registration options. */
+export function prepareRoute(global: FastifyRateLimitOptions, globalLimit: RouteLimit, route: unknown, where: string): RouteLimit {
+  const owner = `${OWNER}: config.rateLimit of ${where}`;
+  if (typeof route !== 'object' || route === null || Array.isArray(route)) {
+    throw new TypeError(`${owner} must be an options object or false, got ${describeValue(route)}`);
+  }
+  const own = route as RouteRateLimitOptions;
+  try {
+    const merged = inherited(global, globalLimit, own);
+    for (const [name, value] of Object.entries(own)) if (value !== undefined) merged[name] = value;
+    return prepare(owner, merged);
+  } catch (error) {
+    throw withOwner(owner, error);
+  }
+}
+
+/** inherited is what a route takes from the registration (see the file comment). */
+function inherited(global: FastifyRateLimitOptions, globalLimit: RouteLimit, own: RouteRateLimitOptions): Record<string, unknown> {
+  const base: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(global)) {
+    if (!(LIMITER_OPTIONS as readonly string[]).includes(name)) base[name] = value;
+  }
+  if (!LIMITER_OPTIONS.some((name) => own[name] !== undefined)) {
+    base['limiter'] = globalLimit.plan.limiter;
+  } else if (own.limiter === undefined && global.limiter === undefined) {
+    // 'token-bucket' is core's default algorithm (chooseLimiter).
+    const globalAlgorithm = global.algorithm ?? 'token-bucket';
+    const sameAlgorithm = (own.algorithm ?? globalAlgorithm) === globalAlgorithm;
+    const carried = sameAlgorithm ? SHORTHAND_CARRIED : (['store', 'clock'] as const);
+    for (const name of carried) if (global[name] !== undefined) base[name] = global[name];
+  }
+  return base;
+}
+
+function prepare(owner: string, options: FastifyRateLimitOptions | undefined): RouteLimit {
+  const plan = prepareRateLimit<FastifyRequest>(owner, options, EXTRA);
+  const handler = options?.handler;
+  if (handler !== undefined && typeof handler !== 'function') {
+    throw new TypeError(`${owner}: handler must be a function, got ${describeValue(handler)}`);
+  }
+  return { plan, handler, bodies: new LimitedBodies(plan.limiter.policies), needsIp: options?.key === undefined };
+}
+
+/** withOwner prefixes a limiter constructor's message with the route, keeping the error's class. */
+function withOwner(owner: string, error: unknown): unknown {
+  if (!(error instanceof Error) || error.message.startsWith(owner)) return error;
+  const Kind = error instanceof RangeError ? RangeError : TypeError;
+  return new Kind(`${owner}: ${error.message}`, { cause: error });
+}
