@@ -1,0 +1,91 @@
+/**
+ * Subjects under test, all driven with an explicit `now`: a StoreBinding of the memory store already
+ * has that shape, and `viaClock` gives a clock-reading limiter (a CompositeLimiter, say) the same one.
+ * Properties are written once against a Subject so that the same check runs on the real code and on
+ * a mutant, and must pass on the first and fail on the second.
+ */
+import fc from 'fast-check';
+import {
+  type Algorithm,
+  type Clock,
+  type Decision,
+  FixedWindowLimiter,
+  type Limiter,
+  ManualClock,
+  MemoryStore,
+  type Policy,
+  type RateLimiter,
+  SlidingWindowLimiter,
+  type Store,
+  TokenBucketLimiter,
+} from '../../src/index.js';
+
+export interface Subject {
+  consume(key: string, now: number, cost: number): Decision;
+  peek(key: string, now: number, cost: number): Decision;
+  allow(key: string, now: number, cost: number): boolean;
+}
+
+/** viaClock drives a limiter that reads `clock` as a Subject. */
+export function viaClock(limiter: RateLimiter<'sync'>, clock: ManualClock): Subject {
+  return {
+    consume: (key, now, cost) => (clock.set(now), limiter.consume(key, cost)),
+    peek: (key, now, cost) => (clock.set(now), limiter.peek(key, cost)),
+    allow: (key, now, cost) => (clock.set(now), limiter.allow(key, cost)),
+  };
+}
+
+/** A limiter configuration: its quota, its natural time scale, and how to build it. */
+export interface Case {
+  readonly label: string;
+  /** Capacity or limit. */
+  readonly limit: number;
+  /** Burst refill time or window length: the scale of interesting clock steps. */
+  readonly scaleMs: number;
+  create(clock: Clock, store?: Store<'sync'>): Limiter<Policy, 'sync'>;
+}
+
+export function tokenBucketCase(capacity: number, refillPerSecond: number): Case {
+  return labelled({
+    label: `token bucket C=${capacity} R=${refillPerSecond}/s`,
+    limit: capacity,
+    scaleMs: Math.max(1, Math.ceil((capacity * 1000) / refillPerSecond)),
+    create: (clock, store) => new TokenBucketLimiter(store ? { capacity, refillPerSecond, clock, store } : { capacity, refillPerSecond, clock }),
+  });
+}
+
+export function slidingWindowCase(limit: number, windowMs: number): Case {
+  return labelled({
+    label: `sliding window L=${limit} W=${windowMs}ms`,
+    limit,
+    scaleMs: windowMs,
+    create: (clock, store) => new SlidingWindowLimiter(store ? { limit, windowMs, clock, store } : { limit, windowMs, clock }),
+  });
+}
+
+export function fixedWindowCase(limit: number, windowMs: number): Case {
+  return labelled({
+    label: `fixed window L=${limit} W=${windowMs}ms`,
+    limit,
+    scaleMs: windowMs,
+    create: (clock, store) => new FixedWindowLimiter(store ? { limit, windowMs, clock, store } : { limit, windowMs, clock }),
+  });
+}
+
+/** labelled makes fast-check print a case by its label in counterexamples. */
+function labelled(c: Case): Case {
+  return Object.assign(c, { [fc.toStringMethod]: () => c.label });
+}
+
+/** realSubject builds `c` on its own memory store and drives it through a ManualClock. */
+export function realSubject(c: Case, maxKeys?: number): Subject {
+  const clock = new ManualClock();
+  const store = maxKeys === undefined ? undefined : new MemoryStore({ maxKeys });
+  return viaClock(c.create(clock, store), clock);
+}
+
+/** bindAlgorithm runs `algorithm` (a mutant, typically) under `c`'s real policy on a real memory store. */
+export function bindAlgorithm(c: Case, algorithm: Algorithm<Policy>, maxKeys?: number): Subject {
+  const policy = c.create(new ManualClock()).policy;
+  return new MemoryStore(maxKeys === undefined ? undefined : { maxKeys }).bind(algorithm, policy);
+}
