@@ -1,0 +1,68 @@
+/**
+ * Summarises a V8 `.cpuprofile` (from `--http-profile=DIR`, i.e. `node --cpu-prof`) for the HTTP
+ * benchmark's post-mortems: `node _profile-summary.mjs <file.cpuprofile> [--top=N] [--focus=name]`.
+ *
+ * Prints the top N functions by self time (file:line, share of all sampled time, ms) and, for
+ * `--focus`, the inclusive time of every call-tree node whose function is named so (the middleware
+ * with everything it calls), with that subtree's own top functions. Shares are of all samples,
+ * idle included, so "(idle)" and "(program)" show how busy the server was. Not a section (its name
+ * starts with "_").
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { flags } from '../lib/args.mjs';
+
+function label(frame) {
+  const file = frame.url === '' ? '' : ` ${frame.url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, '').replace(/^.*\/packages\//, 'packages/')}:${frame.lineNumber + 1}`;
+  return `${frame.functionName || '(anonymous)'}${file}`;
+}
+
+/** selfTimes maps each node id to its sampled self time in µs. */
+function selfTimes(profile) {
+  const self = new Map();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  return self;
+}
+
+function topByLabel(nodes, self, top) {
+  const byLabel = new Map();
+  for (const node of nodes) byLabel.set(label(node.callFrame), (byLabel.get(label(node.callFrame)) ?? 0) + (self.get(node.id) ?? 0));
+  return [...byLabel].sort((a, b) => b[1] - a[1]).slice(0, top);
+}
+
+function subtree(root, byId) {
+  const out = [];
+  const stack = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    out.push(node);
+    for (const child of node.children ?? []) stack.push(byId.get(child));
+  }
+  return out;
+}
+
+function print(title, rows, total) {
+  console.log(title);
+  for (const [name, us] of rows) console.log(`  ${((100 * us) / total).toFixed(2).padStart(6)} %  ${(us / 1000).toFixed(1).padStart(8)} ms  ${name}`);
+}
+
+/** summarize prints the report for one profile file. */
+export function summarize(file, { top = 25, focus } = {}) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const self = selfTimes(profile);
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  print(`${basename(file)}: ${(total / 1000).toFixed(0)} ms sampled; top ${top} by self time`, topByLabel(profile.nodes, self, top), total);
+  if (focus === undefined) return;
+  const roots = profile.nodes.filter((n) => n.callFrame.functionName === focus);
+  const inTree = new Set();
+  for (const root of roots) for (const node of subtree(root, byId)) inTree.add(node);
+  const focusTotal = [...inTree].reduce((a, n) => a + (self.get(n.id) ?? 0), 0);
+  print(`\n${focus}: ${roots.length} call-tree nodes, inclusive ${(focusTotal / 1000).toFixed(1)} ms (${((100 * focusTotal) / total).toFixed(2)} %)`, topByLabel([...inTree], self, top), total);
+}
+
+if (process.argv[1]?.endsWith('_profile-summary.mjs')) {
+  const f = flags(process.argv.slice(2));
+  const files = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  for (const file of files) summarize(file, { top: Number(f.top ?? 25), focus: f.focus });
+}

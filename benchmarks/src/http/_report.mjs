@@ -1,0 +1,103 @@
+/**
+ * Summaries and the printed table of the HTTP benchmark.
+ *
+ * Per framework, path and library: the median req/s of its slices; the median of the per-round
+ * throughput ratios to bare (with the lowest and highest round, to show the noise); the median CPU µs
+ * per request; the median of the per-round CPU differences to bare; the server's median busy share
+ * (CPU time ÷ wall time) and the client's (near 100 %: that side was the bottleneck); and the
+ * responses seen, which must be all 200 on bare and on the allow path, all 429 on the deny path.
+ *
+ * Targets are reported, never asserted: ≥ 0.95× bare throughput everywhere, ≤ +2 µs per allowed
+ * request on Fastify and Koa, and a 429 no more expensive than bare's 200 (added µs ≤ 0).
+ */
+import { PEER_NAMES } from './_servers.mjs';
+
+export const TARGET_RATIO = 0.95;
+export const TARGET_ADDED_US = 2;
+
+/** median of a non-empty list of numbers (the mean of the middle two for an even count). */
+export function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+function statuses(slices, library, path) {
+  const counts = {};
+  let errors = 0;
+  for (const s of slices) {
+    for (const [code, n] of Object.entries(s.statusCounts)) counts[code] = (counts[code] ?? 0) + n;
+    errors += s.errors;
+  }
+  const want = library !== 'bare' && path === 'deny' ? '429' : '200';
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const stray = total - (counts[want] ?? 0) + errors;
+  return stray === 0 ? `all ${want}` : `${stray} not ${want}: ${JSON.stringify(counts)} errors ${errors}`;
+}
+
+function verdict(framework, library, path, ratio, added) {
+  if (library !== 'ratekeeper') return '';
+  const misses = [];
+  if (ratio < TARGET_RATIO) misses.push(`ratio < ${TARGET_RATIO}`);
+  if (path === 'allow' && framework !== 'express' && added > TARGET_ADDED_US) misses.push(`> +${TARGET_ADDED_US} µs`);
+  if (path === 'deny' && added > 0) misses.push('429 costlier than 200');
+  return misses.length === 0 ? 'met' : `MISSED (${misses.join(', ')})`;
+}
+
+/** summarize turns one framework's rounds into table rows. */
+export function summarize({ framework, rounds }) {
+  const rows = [];
+  for (const path of ['allow', 'deny']) {
+    const mine = rounds.filter((r) => r.path === path);
+    for (const library of Object.keys(mine[0].slices)) {
+      const slices = mine.map((r) => r.slices[library]);
+      const ratios = mine.map((r) => r.slices[library].rps / r.slices.bare.rps);
+      const added = median(mine.map((r) => r.slices[library].cpuPerReq - r.slices.bare.cpuPerReq));
+      const ratio = median(ratios);
+      rows.push({
+        framework, path, library,
+        name: library === 'peer' ? PEER_NAMES[framework] : library,
+        rps: median(slices.map((s) => s.rps)),
+        ratio, ratioLow: Math.min(...ratios), ratioHigh: Math.max(...ratios),
+        cpuPerReq: median(slices.map((s) => s.cpuPerReq)),
+        added,
+        busy: median(slices.map((s) => s.busy)),
+        clientBusy: median(slices.map((s) => s.clientBusy)),
+        responses: statuses(slices, library, path),
+        verdict: verdict(framework, library, path, ratio, added),
+      });
+    }
+  }
+  return rows;
+}
+
+const fmt = {
+  int: (n) => Math.round(n).toLocaleString('en-US'),
+  x: (n) => n.toFixed(2),
+  us: (n) => n.toFixed(1),
+  signed: (n) => (n >= 0 ? '+' : '') + n.toFixed(1),
+  pct: (n) => `${Math.round(n * 100)}%`,
+};
+
+/** formatTable renders rows as a fixed-width text table (Markdown-compatible pipes). */
+export function formatTable(rows) {
+  const head = ['framework', 'path', 'library', 'req/s', '× bare (min–max)', 'µs/req', '+µs/req', 'busy', 'client', 'responses', 'target'];
+  const body = rows.map((r) => [
+    r.framework, r.path, r.name, fmt.int(r.rps),
+    r.library === 'bare' ? '1.00' : `${fmt.x(r.ratio)} (${fmt.x(r.ratioLow)}–${fmt.x(r.ratioHigh)})`,
+    fmt.us(r.cpuPerReq), r.library === 'bare' ? '—' : fmt.signed(r.added), fmt.pct(r.busy), fmt.pct(r.clientBusy), r.responses, r.verdict,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
+  const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+/**
+ * pressureNote summarises the machine's CPU pressure over every measured slice (PSI "some": the share
+ * of time at least one runnable task waited for a CPU); near 0 % means the run had the cores to itself.
+ */
+export function pressureNote(results) {
+  const values = results.flatMap((r) => r.rounds.flatMap((round) => Object.values(round.slices).map((s) => s.pressure)));
+  if (values.length === 0 || values.some((v) => !Number.isFinite(v))) return 'CPU pressure: not available (no /proc/pressure/cpu)';
+  return `CPU pressure over the slices (PSI some, other work on the machine): median ${fmt.pct(median(values))}, max ${fmt.pct(Math.max(...values))}`;
+}

@@ -1,0 +1,111 @@
+/**
+ * The hello-world servers the HTTP benchmark measures: for each framework (express, fastify, koa) a
+ * `bare` app, the same app with `ratekeeper`, and the same app with that framework's popular limiter
+ * (`peer`). Every app answers `GET /` with the text `hello world`; nothing else differs.
+ *
+ * A limited variant runs one of two paths:
+ * - `allow`: a limit so high it never denies during a run (ratekeeper: a token bucket of 10^9);
+ * - `deny`: a limit of 1, so the first request (spent in warm-up) passes and every later one is 429.
+ *
+ * Each limiter runs at its own defaults (headers included) except for the limit and, for the peers, a
+ * one-hour window, so that no window rolls over mid-run and turns a 429 slice into 200s:
+ * - ratekeeper: `rateLimit({ algorithm: 'token-bucket', capacity, refillPerSecond })`, in-memory
+ *   store, draft-10 `RateLimit`/`RateLimit-Policy` headers (its default);
+ * - express-rate-limit: its defaults (`legacyHeaders: true`, `standardHeaders: false`, i.e. the
+ *   `X-RateLimit-*` trio), or `standardHeaders: 'draft-8'` and no legacy headers when `erlHeaders`
+ *   is 'draft-8';
+ * - @fastify/rate-limit: its defaults (global, `x-ratelimit-*` headers, 429 through the error path);
+ * - koa-ratelimit: the memory driver (`db: new Map()`), default `X-RateLimit-*` headers.
+ *
+ * Ratekeeper's adapters are imported lazily, so the bare and peer servers run before they exist.
+ */
+import { createServer } from 'node:http';
+
+export const FRAMEWORKS = ['express', 'fastify', 'koa'];
+export const LIBRARIES = ['bare', 'ratekeeper', 'peer'];
+export const PATHS = ['allow', 'deny'];
+
+/** PEER_NAMES labels the peer limiter of each framework in reports. */
+export const PEER_NAMES = { express: 'express-rate-limit', fastify: '@fastify/rate-limit', koa: 'koa-ratelimit' };
+
+const HOUR_MS = 3_600_000;
+const HIGH = 1_000_000_000;
+const HELLO = 'hello world';
+
+/** limitFor returns the request limit of a path: never reached, or exactly one. */
+function limitFor(path) {
+  if (path === 'allow') return HIGH;
+  if (path === 'deny') return 1;
+  throw new TypeError(`servers: path must be 'allow' or 'deny', got ${String(path)}`);
+}
+
+function ratekeeperOptions(path) {
+  return { algorithm: 'token-bucket', capacity: limitFor(path), refillPerSecond: 1 / 3600 };
+}
+
+async function expressApp(library, path, opts) {
+  const { default: express } = await import('express');
+  const app = express();
+  if (library === 'ratekeeper') {
+    const { rateLimit } = await import('@ratekeeper/express');
+    app.use(rateLimit(ratekeeperOptions(path)));
+  } else if (library === 'peer') {
+    const { rateLimit } = await import('express-rate-limit');
+    const headers = opts.erlHeaders === 'draft-8' ? { standardHeaders: 'draft-8', legacyHeaders: false } : {};
+    app.use(rateLimit({ limit: limitFor(path), windowMs: HOUR_MS, ...headers }));
+  }
+  app.get('/', (_req, res) => {
+    res.send(HELLO);
+  });
+  return createServer(app);
+}
+
+async function fastifyApp(library, path) {
+  const { default: Fastify } = await import('fastify');
+  const app = Fastify({ logger: false });
+  if (library === 'ratekeeper') {
+    const { rateLimit } = await import('@ratekeeper/fastify');
+    await app.register(rateLimit, ratekeeperOptions(path));
+  } else if (library === 'peer') {
+    const { default: fastifyRateLimit } = await import('@fastify/rate-limit');
+    await app.register(fastifyRateLimit, { max: limitFor(path), timeWindow: HOUR_MS });
+  }
+  app.get('/', async () => HELLO);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return app.server;
+}
+
+async function koaApp(library, path) {
+  const { default: Koa } = await import('koa');
+  const app = new Koa();
+  if (library === 'ratekeeper') {
+    const { rateLimit } = await import('@ratekeeper/koa');
+    app.use(rateLimit(ratekeeperOptions(path)));
+  } else if (library === 'peer') {
+    const { default: ratelimit } = await import('koa-ratelimit');
+    app.use(ratelimit({ driver: 'memory', db: new Map(), max: limitFor(path), duration: HOUR_MS }));
+  }
+  app.use((ctx) => {
+    ctx.body = HELLO;
+  });
+  return createServer(app.callback());
+}
+
+const BUILDERS = { express: expressApp, fastify: fastifyApp, koa: koaApp };
+
+/**
+ * listenApp builds one variant and listens on 127.0.0.1 at a free port; it resolves to the
+ * listening node:http server. `path` is ignored for `bare`.
+ */
+export async function listenApp(framework, library, path, opts = {}) {
+  const build = BUILDERS[framework];
+  if (build === undefined) throw new TypeError(`servers: framework must be one of ${FRAMEWORKS.join(', ')}, got ${String(framework)}`);
+  if (!LIBRARIES.includes(library)) throw new TypeError(`servers: library must be one of ${LIBRARIES.join(', ')}, got ${String(library)}`);
+  const server = await build(library, library === 'bare' ? 'allow' : path, opts);
+  if (server.listening) return server;
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return server;
+}

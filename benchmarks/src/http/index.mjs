@@ -1,0 +1,106 @@
+/**
+ * Section "http/index": Express 5, Fastify 5 and Koa 3 hello-world servers, bare, with ratekeeper and
+ * with each framework's popular limiter, on the allowed path and on the 429 path. Prints one table
+ * (see _report.mjs for the columns and _harness.mjs for the method).
+ *
+ * `run(args)` takes the command line's `--name=value` flags (see ../lib/args.mjs). Its own flags carry
+ * an `http-` prefix so that the other sections' `--rounds` and the like do not reach it:
+ *   --http-rounds=N        rounds per path (default 5)
+ *   --http-slice-ms=N      length of one slice (default 2000)
+ *   --http-warmup-ms=N     warm-up slice per server (default 1500)
+ *   --http-connections=N   autocannon connections (default 50)
+ *   --http-frameworks=a,b  subset of express,fastify,koa
+ *   --http-erl-headers=X   'default' (express-rate-limit's legacy X-RateLimit-*) or 'draft-8'
+ *   --http-pin=false       do not pin the client and the servers to separate CPUs
+ *   --http-profile=DIR     write a --cpu-prof profile of every limited server into DIR
+ * It also runs standalone: `node benchmarks/src/http/index.mjs [flags]`. Every child process is
+ * stopped when it returns, throws or is interrupted.
+ */
+import { cpus } from 'node:os';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { flags, intFlag } from '../lib/args.mjs';
+import { hasTaskset, startChild, stopAll } from './_children.mjs';
+import { benchFramework } from './_harness.mjs';
+import { formatTable, pressureNote, summarize } from './_report.mjs';
+import { FRAMEWORKS } from './_servers.mjs';
+
+const CLIENT_FILE = fileURLToPath(new URL('./_client-child.mjs', import.meta.url));
+
+/** parseArgs reads the http- flags into options; flags of other sections are ignored. */
+export function parseArgs(args = []) {
+  const f = flags(args);
+  const frameworks = (f['http-frameworks'] ?? FRAMEWORKS.join(',')).split(',');
+  const stray = frameworks.find((fw) => !FRAMEWORKS.includes(fw));
+  if (stray !== undefined) throw new TypeError(`--http-frameworks must list ${FRAMEWORKS.join(', ')}, got ${stray}`);
+  const erlHeaders = f['http-erl-headers'] ?? 'default';
+  if (erlHeaders !== 'default' && erlHeaders !== 'draft-8') throw new TypeError(`--http-erl-headers must be default or draft-8, got ${erlHeaders}`);
+  return {
+    rounds: intFlag(f, 'http-rounds', 5),
+    sliceMs: intFlag(f, 'http-slice-ms', 2000),
+    warmupMs: intFlag(f, 'http-warmup-ms', 1500),
+    connections: intFlag(f, 'http-connections', 50),
+    frameworks,
+    erlHeaders,
+    pin: f['http-pin'] !== 'false',
+    profile: f['http-profile'],
+  };
+}
+
+async function adapterReady(framework) {
+  try {
+    const mod = await import(`@ratekeeper/${framework}`);
+    return typeof mod.rateLimit === 'function';
+  } catch {
+    return false;
+  }
+}
+
+function describeSetup(opts, pinned) {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  return [
+    `HTTP benchmark — ${new Date().toISOString()} — Node ${process.version}, ${cpus().length}× ${cpu}`,
+    `autocannon on 127.0.0.1, ${opts.connections} connections, pipelining 1; ${opts.rounds} rounds per path of ` +
+      `[bare, ratekeeper, peer] slices of ${opts.sliceMs} ms (rotated order), ${opts.warmupMs} ms warm-up per server`,
+    pinned ? 'client pinned to CPU 0, servers to CPU 1 (taskset)' : 'no CPU pinning: client and server share the cores',
+    `express-rate-limit headers: ${opts.erlHeaders === 'draft-8' ? "standardHeaders 'draft-8', no legacy headers" : 'its defaults (legacy X-RateLimit-*, no standard headers)'}`,
+  ].join('\n');
+}
+
+/** run benchmarks every framework and prints the table; it resolves to the table rows. */
+export async function run(args = []) {
+  const opts = parseArgs(args);
+  const pinned = opts.pin && hasTaskset(cpus().length);
+  const onSignal = () => stopAll().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  try {
+    console.log(describeSetup(opts, pinned));
+    const { proc: client } = await startChild(CLIENT_FILE, [], pinned ? { cpu: 0 } : {});
+    const results = [];
+    for (const framework of opts.frameworks) {
+      const withRatekeeper = await adapterReady(framework);
+      if (!withRatekeeper) console.log(`(${framework}: @ratekeeper/${framework} has no rateLimit export yet; measuring bare and peer only)`);
+      const cfg = {
+        ...opts, withRatekeeper,
+        serverCpu: pinned ? 1 : undefined,
+        profileDir: opts.profile === undefined ? undefined : resolve(opts.profile),
+        onRound: (fw, path, r) => process.stderr.write(`  ${fw} ${path} round ${r + 1}/${opts.rounds}\n`),
+      };
+      results.push(await benchFramework(framework, client, cfg));
+    }
+    const rows = results.flatMap(summarize);
+    console.log(formatTable(rows));
+    console.log(pressureNote(results));
+    return rows;
+  } finally {
+    process.off('SIGINT', onSignal);
+    await stopAll();
+  }
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  run(process.argv.slice(2)).catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}
