@@ -5,7 +5,7 @@
  * and long idles all occur.
  */
 import fc from 'fast-check';
-import { type Case, fixedWindowCase, slidingWindowCase, tokenBucketCase } from './subjects.js';
+import { type Case, type Target, composite, fixedWindowCase, single, slidingWindowCase, tokenBucketCase } from './subjects.js';
 
 /** Fractional and awkward rates on purpose: 1/3 and 0.769… have no exact binary interval. */
 const refillRate = fc.oneof(
@@ -58,7 +58,18 @@ export function costFor(limit: number, oversize: boolean): fc.Arbitrary<number> 
   );
 }
 
-export function history(c: Case, options: HistoryOptions = {}): fc.Arbitrary<Move[]> {
+/** Any target: one limiter of each algorithm, or a composite of two or three of them. */
+export const anyTarget: fc.Arbitrary<Target> = fc.oneof(
+  { arbitrary: anyCase.map((c) => single(c)), weight: 3 },
+  { arbitrary: fc.array(anyCase, { minLength: 2, maxLength: 3 }).map(composite), weight: 1 },
+);
+
+/** targetWithHistory draws a target, a start instant and a history for it. */
+export function targetWithHistory(targets: fc.Arbitrary<Target>, options?: HistoryOptions) {
+  return targets.chain((t) => fc.record({ t: fc.constant(t), start: startInstant, moves: history(t, options) }));
+}
+
+export function history(c: Pick<Case, 'limit' | 'scaleMs'>, options: HistoryOptions = {}): fc.Arbitrary<Move[]> {
   const keys = Array.from({ length: options.keys ?? 1 }, (_, i) => `k${i}`);
   const move = fc.record({
     dt: clockStep(c.scaleMs),

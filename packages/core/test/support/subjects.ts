@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import {
   type Algorithm,
   type Clock,
+  CompositeLimiter,
   type Decision,
   FixedWindowLimiter,
   type Limiter,
@@ -88,4 +89,36 @@ export function realSubject(c: Case, maxKeys?: number): Subject {
 export function bindAlgorithm(c: Case, algorithm: Algorithm<Policy>, maxKeys?: number): Subject {
   const policy = c.create(new ManualClock()).policy;
   return new MemoryStore(maxKeys === undefined ? undefined : { maxKeys }).bind(algorithm, policy);
+}
+
+/** compositeSubject builds a CompositeLimiter over fresh members of `cases`, on one ManualClock. */
+export function compositeSubject(cases: readonly Case[]): Subject {
+  const clock = new ManualClock();
+  return viaClock(new CompositeLimiter(cases.map((c) => c.create(clock))), clock);
+}
+
+/** A target of a property: one limiter or a composite, with the figures the generators need. */
+export interface Target {
+  readonly label: string;
+  /** The largest cost that can ever be admitted (a composite: its smallest member limit). */
+  readonly limit: number;
+  readonly scaleMs: number;
+  make(): Subject;
+}
+
+export function single(c: Case, make: (c: Case) => Subject = (x) => realSubject(x)): Target {
+  return labelledTarget({ label: c.label, limit: c.limit, scaleMs: c.scaleMs, make: () => make(c) });
+}
+
+export function composite(cases: readonly Case[]): Target {
+  return labelledTarget({
+    label: `composite [${cases.map((c) => c.label).join(' + ')}]`,
+    limit: Math.min(...cases.map((c) => c.limit)),
+    scaleMs: Math.max(...cases.map((c) => c.scaleMs)),
+    make: () => compositeSubject(cases),
+  });
+}
+
+function labelledTarget(t: Target): Target {
+  return Object.assign(t, { [fc.toStringMethod]: () => t.label });
 }
