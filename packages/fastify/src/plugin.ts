@@ -27,7 +27,18 @@ import type { FastifyRateLimitOptions } from './options.js';
 import { type RouteLimit, prepareGlobal, prepareRoute } from './route-limit.js';
 
 function rateLimitPlugin(fastify: FastifyInstance, options: FastifyRateLimitOptions, done: (error?: Error) => void): void {
-  const registration = options ?? {};
+  // A callback plugin must report, not throw: avvio does not catch a synchronous throw, so an invalid
+  // option would escape as an uncaught exception and leave ready() pending forever.
+  try {
+    install(fastify, options ?? {});
+  } catch (error) {
+    done(error as Error);
+    return;
+  }
+  done();
+}
+
+function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions): void {
   const global = prepareGlobal(registration);
   const plans = new WeakMap<object, RouteLimit>();
 
@@ -63,7 +74,6 @@ function rateLimitPlugin(fastify: FastifyInstance, options: FastifyRateLimitOpti
     else if (outcome instanceof Promise) outcome.then((decision: Decision) => reply.sent || finish(limit, request, reply, next, decision), next);
     else finish(limit, request, reply, next, outcome);
   });
-  done();
 }
 
 function describeRoute(method: string | readonly string[] | undefined, url: string | undefined): string {

@@ -22,7 +22,7 @@ interface Row {
 const rows: Row[] = [
   { name: 'token bucket 2, 1/s', start: 0, make: (clock) => new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, clock }), burst: 2, retryAfter: '1', exactMs: 1000 },
   { name: 'token bucket 1, 0.4/s', start: 0, make: (clock) => new TokenBucketLimiter({ capacity: 1, refillPerSecond: 0.4, clock }), burst: 1, retryAfter: '3', exactMs: 2500 },
-  { name: 'token bucket 3, 4/s', start: 7, make: (clock) => new TokenBucketLimiter({ capacity: 3, refillPerSecond: 4, clock }), burst: 3, retryAfter: '1', exactMs: 250 },
+  { name: 'token bucket 3, 4/s', start: 1000, make: (clock) => new TokenBucketLimiter({ capacity: 3, refillPerSecond: 4, clock }), burst: 3, retryAfter: '1', exactMs: 250 },
   { name: 'fixed window 3 per 10 s', start: 5000, make: (clock) => new FixedWindowLimiter({ limit: 3, windowMs: 10_000, clock }), burst: 3, retryAfter: '5', exactMs: 5000 },
   { name: 'sliding window 2 per 2 s', start: 0, make: (clock) => new SlidingWindowLimiter({ limit: 2, windowMs: 2000, clock }), burst: 2, retryAfter: '3', exactMs: 3000 },
 ];
