@@ -1,0 +1,88 @@
+/**
+ * rateLimit is ratekeeper's Express middleware (Express 4 and 5): it keys the request, asks the limiter
+ * once, writes the rate-limit headers, and then either passes the request on with `next()` or answers
+ * it (429 `application/problem+json` by default, 503 when a store failing 'closed' decided).
+ *
+ * Everything but that translation lives in `@ratekeeper/core` (prepareRateLimit): option validation,
+ * the default key (`req.ip`, so Express's own `trust proxy` setting decides whether X-Forwarded-For
+ * counts; IPv6 grouped by prefix), header values and the problem body. Options are validated when
+ * rateLimit is called, never per request.
+ *
+ * Errors thrown by `key`, `skip`, `cost`, `onDecision` or `handler`, a request without a usable IP
+ * (missingIp: 'reject') and a limiter that failed go to `next(err)`, Express's error path. Nothing is
+ * written once `res.headersSent`: an answer someone else already sent ends the chain here.
+ *
+ * On a synchronous limiter (the memory store) an allowed request costs one Decision and its header
+ * strings: no promise and no closure per request.
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { type Decision, type RateLimitOptions, type RateLimitPlan, describeValue, limitedResponse, prepareRateLimit } from '@ratekeeper/core';
+
+const OWNER = 'rateLimit';
+
+/** ExpressRateLimitOptions are core's adapter options plus the limited-response handler. */
+export interface ExpressRateLimitOptions extends RateLimitOptions<Request> {
+  /**
+   * Answers a request the limiter denied, after the rate-limit headers (and Retry-After) are written.
+   * Default: status 429 (503 for a 'closed' store failure) with an RFC 9457 problem+json body.
+   * A thrown error or a rejected promise goes to Express's error path.
+   */
+  readonly handler?: (req: Request, res: Response, decision: Decision) => void | Promise<void>;
+}
+
+type Handler = NonNullable<ExpressRateLimitOptions['handler']>;
+
+const setHeader = (res: Response, name: string, value: string): void => {
+  res.setHeader(name, value);
+};
+
+/** rateLimit validates `options` and returns the middleware, for `app.use`, a Router or one route. */
+export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
+  const plan = prepareRateLimit<Request>(OWNER, options, ['handler']);
+  const handler = options?.handler;
+  if (handler !== undefined && typeof handler !== 'function') {
+    throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
+  }
+
+  return function rateLimit(req: Request, res: Response, next: NextFunction): void {
+    let outcome: Decision | Promise<Decision> | undefined;
+    try {
+      outcome = plan.decide(req, req.ip);
+    } catch (error) {
+      next(error);
+      return;
+    }
+    if (outcome === undefined) next();
+    else if (outcome instanceof Promise) outcome.then((decision) => respond(plan, handler, req, res, next, decision), next);
+    else respond(plan, handler, req, res, next, outcome);
+  };
+}
+
+/** respond writes the headers and passes the request on or answers it. */
+function respond(plan: RateLimitPlan<Request>, handler: Handler | undefined, req: Request, res: Response, next: NextFunction, decision: Decision): void {
+  if (res.headersSent) return;
+  plan.writeHeaders(res, setHeader, decision);
+  if (!plan.blocks(decision)) {
+    next();
+    return;
+  }
+  if (handler === undefined) {
+    answer(res, decision);
+    return;
+  }
+  try {
+    const done = handler(req, res, decision);
+    if (done instanceof Promise) done.catch(next);
+  } catch (error) {
+    next(error);
+  }
+}
+
+/** answer sends the default limited response. */
+function answer(res: Response, decision: Decision): void {
+  const limited = limitedResponse(decision);
+  res.statusCode = limited.status;
+  res.setHeader('Content-Type', limited.contentType);
+  res.setHeader('Content-Length', Buffer.byteLength(limited.body));
+  res.end(limited.body);
+}
