@@ -1,0 +1,65 @@
+/**
+ * Composite decisions on Redis: several policies for one request in ONE script call, all or nothing
+ * (see the composite script in lua/scripts.ts). Every member's key carries the same hash tag, so the
+ * call is legal on Redis Cluster.
+ *
+ * A plan (the member list, the ARGV tail, the fallback bindings) is built once per bindings array,
+ * which CompositeLimiter passes unchanged on every call. Building it checks that every member is a
+ * binding of this store and that no two share a policy name (they would share a key): violations are
+ * programming errors and throw a TypeError on the first call.
+ */
+import type { Decision, StoreBinding } from '@ratekeeper/core';
+import { type Backend, RedisBinding, asFailure, info } from './binding.js';
+import { closedDecision, decisionAt, fallbackDecision, isReply, openDecision } from './decisions.js';
+import { encodeKey } from './keys.js';
+import { SCRIPTS } from './lua/scripts.js';
+import type { FallbackStore } from './options.js';
+
+export interface Plan {
+  readonly members: readonly RedisBinding[];
+  readonly params: readonly string[];
+  readonly name: string;
+  readonly fallbacks: readonly StoreBinding<'sync'>[];
+}
+
+export function makePlan(backend: Backend, bindings: readonly StoreBinding<'async'>[]): Plan {
+  const members = bindings.map((binding, i) => {
+    if (!(binding instanceof RedisBinding) || binding.backend !== backend) {
+      throw new TypeError(`RedisStore: composite member ${i} is not bound to this RedisStore`);
+    }
+    return binding as RedisBinding;
+  });
+  const names = members.map((m) => m.policy.name);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) {
+    throw new TypeError(`RedisStore: composite members must have distinct policy names; "${twice}" appears twice`);
+  }
+  return { members, params: members.flatMap((m) => m.params), name: names.join('+'), fallbacks: members.map((m) => m.fallback) };
+}
+
+/** decideComposite runs the composite script and, when Redis cannot answer, the failure policy. */
+export function decideComposite(
+  backend: Backend,
+  fallbackStore: FallbackStore,
+  plan: Plan,
+  key: string,
+  now: number,
+  cost: number,
+  commit: boolean,
+): Promise<readonly Decision[]> {
+  const tag = `${encodeKey(key)}}`;
+  const keys = plan.members.map((m) => `${m.head}${tag}`);
+  const args = [backend.timeArg(now), String(cost), commit ? '1' : '0', ...plan.params];
+  return backend.remote.eval(SCRIPTS.composite, keys, args).then((reply) => {
+    const n = plan.members.length;
+    if (isReply(reply, n)) return plan.members.map((m, i) => decisionAt(reply, 4 * i, m.policy));
+    backend.report(info(commit ? 'consume' : 'peek', plan.name, asFailure(reply)));
+    return decideWithout(backend, fallbackStore, plan, key, now, cost, commit);
+  });
+}
+
+function decideWithout(backend: Backend, fallbackStore: FallbackStore, plan: Plan, key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
+  if (backend.onFailure === 'open') return plan.members.map((m) => openDecision(m.policy, cost));
+  if (backend.onFailure === 'closed') return plan.members.map((m) => closedDecision(m.policy));
+  return fallbackStore.consumeAll(plan.fallbacks, key, now, cost, commit).map(fallbackDecision);
+}

@@ -1,0 +1,54 @@
+/**
+ * The sliding-window counter step in Lua: a port of packages/core/src/algorithms/sliding-window.ts,
+ * operation for operation (same operand order, same parenthesisation), so that Redis reaches
+ * bit-identical decisions. Keep the two in lockstep.
+ *
+ * `sw(raw, now, cost, windowMs, limit)` returns allowed, remaining, retryAfterMs, resetAfterMs, ttlMs
+ * and the next state. State is "start previous current", three %.17g numbers; anything else under the
+ * key is foreign data and aborts the script (the store's failure policy then decides that key).
+ */
+export const SLIDING_WINDOW_LUA = `
+local function sw(raw, now, cost, W, L)
+  local start = floor(now / W) * W
+  local t = now
+  local previous, current = 0, 0
+  if raw then
+    local a, b, c = match(raw, '^(%S+) (%S+) (%S+)$')
+    local stored, p, q = tonumber(a), tonumber(b), tonumber(c)
+    if not (stored and p and q) then corrupt() end
+    if start < stored then
+      start = stored
+      t = stored
+    end
+    if start == stored then
+      previous = p
+      current = q
+    elseif start == stored + W then
+      previous = q
+    end
+  end
+  local held = previous * (W - (t - start))
+  local heldUnits = ceil(held / W)
+  if cost <= L and held + (current + cost) * W <= L * W then
+    local reset = start + 2 * W - now
+    return true, L - current - cost - heldUnits, 0, reset, reset, format('%.17g %.17g %.17g', start, previous, current + cost)
+  end
+  local fitsAt = INF
+  if cost <= L then
+    if current + cost > L then
+      fitsAt = start + 2 * W - floor(((L - cost) * W) / current)
+    else
+      fitsAt = start + W - floor(((L - current - cost) * W) / previous)
+    end
+  end
+  local emptyAt
+  if current > 0 then emptyAt = start + 2 * W elseif previous > 0 then emptyAt = start + W else emptyAt = t end
+  local retry
+  if fitsAt == INF then retry = INF else retry = ceil(fitsAt - now) end
+  local remaining = L - current - heldUnits
+  if not (remaining > 0) then remaining = 0 end
+  local reset = ceil(emptyAt - now)
+  if not (reset > 0) then reset = 0 end
+  return false, remaining, retry, reset, 0, nil
+end
+`;

@@ -1,0 +1,50 @@
+/**
+ * The token bucket step in Lua: a port of packages/core/src/algorithms/token-bucket.ts, operation for
+ * operation, so that Redis (whose Lua numbers are IEEE doubles too) reaches bit-identical decisions.
+ * Keep the two in lockstep: every comparison keeps the TypeScript's operand order and its ternaries,
+ * because `a > b ? a : b` and math.max differ on ties between 0 and -0.
+ *
+ * `tb(raw, now, cost, capacity, interval)` takes the stored state (a string, or false for a missing
+ * key) and returns allowed, remaining, retryAfterMs, resetAfterMs, ttlMs and the next state (a string,
+ * only when allowed). State is one number, the theoretical arrival time on the token clock
+ * (now / interval), written with %.17g so that it reads back exactly. `instant_of` is core's instantOf.
+ */
+export const TOKEN_BUCKET_LUA = `
+local function instant_of(at, interval)
+  local m = ceil(at * interval)
+  while m / interval < at do m = m + 1 end
+  while (m - 1) / interval >= at do m = m - 1 end
+  return m
+end
+
+local function tb_deny(retry, remaining, reset)
+  if not (remaining > 0) then remaining = 0 end
+  if not (reset > 0) then reset = 0 end
+  return false, remaining, retry, reset, 0, nil
+end
+
+local function tb(raw, now, cost, capacity, interval)
+  local u = now / interval
+  local tat = u
+  if raw then
+    tat = tonumber(raw)
+    if not tat then corrupt() end
+  end
+  local earliest = tat - capacity
+  local t
+  if u > earliest then t = u else t = earliest end
+  local base
+  if tat > t then base = tat else base = t end
+  local tokens = floor(capacity - (base - t))
+  if cost > capacity then return tb_deny(INF, tokens, instant_of(base, interval) - now) end
+  local allowAt = base + (cost - capacity)
+  if allowAt <= t then
+    local nxt = base + cost
+    local remaining
+    if tokens > cost then remaining = tokens - cost else remaining = 0 end
+    local reset = instant_of(nxt, interval) - now
+    return true, remaining, 0, reset, reset, format('%.17g', nxt)
+  end
+  return tb_deny(instant_of(allowAt, interval) - now, tokens, instant_of(base, interval) - now)
+end
+`;

@@ -1,0 +1,90 @@
+/**
+ * RedisStore's options, validated once at construction: a TypeError for a wrong type, a RangeError for
+ * a number out of range, each naming the option and the value (`RedisStore: timeoutMs must be …, got
+ * …`). Nothing is coerced into a default; the caller's object is never mutated.
+ */
+import { MemoryStore, type Store, describeValue } from '@ratekeeper/core';
+import { type RedisClientLike, type Send, adaptClient } from './client.js';
+
+export type FailurePolicy = 'fallback' | 'open' | 'closed';
+export type TimeSource = 'server' | 'client';
+
+export interface RedisStoreOptions {
+  /** An ioredis `Redis` or `Cluster`, or a node-redis client or cluster, already configured. */
+  readonly client: RedisClientLike;
+  /** Prepended to every key (default 'rk:'); at most 64 characters, no '{' or '}'. */
+  readonly prefix?: string;
+  /** 'server' (default): the script reads Redis's TIME; 'client': the limiter's clock decides. */
+  readonly time?: TimeSource;
+  /** The longest any call may wait for Redis, in ms (default 50; an integer from 1 to 60,000). */
+  readonly timeoutMs?: number;
+  /** What decides while Redis cannot: 'fallback' (default), 'open' or 'closed'. */
+  readonly onFailure?: FailurePolicy;
+  /** The least time between probes of a failed Redis, in ms (default 200; an integer from 0 to 60,000). */
+  readonly probeIntervalMs?: number;
+  /** The in-process store the 'fallback' policy decides on (default: a new MemoryStore). */
+  readonly fallbackStore?: Store<'sync'>;
+}
+
+export interface ResolvedOptions {
+  readonly send: Send;
+  readonly prefix: string;
+  readonly time: TimeSource;
+  readonly timeoutMs: number;
+  readonly onFailure: FailurePolicy;
+  readonly probeIntervalMs: number;
+  readonly fallbackStore: FallbackStore;
+}
+
+/** FallbackStore is a synchronous store that can also decide composites. */
+export type FallbackStore = Store<'sync'> & Required<Pick<Store<'sync'>, 'consumeAll'>>;
+
+export const DEFAULT_PREFIX = 'rk:';
+export const DEFAULT_TIMEOUT_MS = 50;
+export const DEFAULT_PROBE_INTERVAL_MS = 200;
+const OWNER = 'RedisStore';
+const MAX_MS = 60_000;
+
+function fail(option: string, want: string, value: unknown): never {
+  const message = `${OWNER}: ${option} must be ${want}, got ${describeValue(value)}`;
+  throw typeof value === 'number' ? new RangeError(message) : new TypeError(message);
+}
+
+function integerMs(option: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > MAX_MS) {
+    fail(option, `an integer from ${min} to ${MAX_MS}`, value);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(option: string, value: unknown, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T)) fail(option, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`, value);
+  return value as T;
+}
+
+function prefixOption(value: unknown): string {
+  if (typeof value !== 'string' || value.length > 64 || /[{}]/.test(value)) fail('prefix', 'a string of at most 64 characters without { or }', value);
+  return value;
+}
+
+function fallbackOption(value: unknown): FallbackStore {
+  const store = value as Partial<FallbackStore> | null;
+  const ok = typeof store === 'object' && store !== null && store.mode === 'sync' && typeof store.bind === 'function' && typeof store.consumeAll === 'function';
+  if (!ok) fail('fallbackStore', "a synchronous store with consumeAll (such as a MemoryStore)", value);
+  return store as FallbackStore;
+}
+
+/** resolveOptions validates `options` and fills in the defaults. */
+export function resolveOptions(options: RedisStoreOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) fail('options', 'an object with a client', options);
+  const o = options as Partial<Record<keyof RedisStoreOptions, unknown>>;
+  return {
+    send: adaptClient(OWNER, o.client),
+    prefix: o.prefix === undefined ? DEFAULT_PREFIX : prefixOption(o.prefix),
+    time: o.time === undefined ? 'server' : oneOf('time', o.time, ['server', 'client']),
+    timeoutMs: o.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : integerMs('timeoutMs', o.timeoutMs, 1),
+    onFailure: o.onFailure === undefined ? 'fallback' : oneOf('onFailure', o.onFailure, ['fallback', 'open', 'closed']),
+    probeIntervalMs: o.probeIntervalMs === undefined ? DEFAULT_PROBE_INTERVAL_MS : integerMs('probeIntervalMs', o.probeIntervalMs, 0),
+    fallbackStore: o.fallbackStore === undefined ? new MemoryStore() : fallbackOption(o.fallbackStore),
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * RedisStore shares limits across processes through Redis, Valkey or a Redis Cluster. Every core
+ * limiter accepts it unchanged (`store: new RedisStore({ client })`) and then answers with promises;
+ * a CompositeLimiter over limiters sharing one RedisStore is decided in one atomic script call.
+ *
+ * Each decision is one EVALSHA of a Lua port of the algorithm's TypeScript step, which stays the
+ * specification: given the same `now` the two reach bit-identical decisions. By default the script
+ * reads `now` from the server's TIME, so no application server's clock skew can bend a limit;
+ * `time: 'client'` passes the limiter's clock instead (deterministic tests, hosts that forbid TIME).
+ * Keys are `${prefix}${policy}:{${key}}` (see ./keys.ts), each with a TTL equal to the time until its
+ * state is empty.
+ *
+ * Failure is a policy, not an accident: each call waits at most `timeoutMs`, and what Redis cannot
+ * decide (timeout, lost connection, error reply) is decided by `onFailure`: 'fallback' (default: an
+ * in-process limiter with the same policy), 'open' (admit) or 'closed' (deny; adapters answer 503).
+ * The Decision says so in `failure`; the store emits 'failure' with a FailureInfo (never 'error', which
+ * would crash a process without a listener); no promise ever rejects for a store failure.
+ *
+ * A policy name is a key namespace: limiters with the same name share their counts, in this process
+ * and in every other one. Binding one name twice with different parameters throws.
+ */
+import { EventEmitter } from 'node:events';
+import type { Algorithm, Decision, Policy, StoreBinding, Store } from '@ratekeeper/core';
+import { type Backend, RedisBinding, scriptParams } from './binding.js';
+import { type Plan, decideComposite, makePlan } from './composite.js';
+import type { FailureInfo } from './failure.js';
+import { SCRIPTS } from './lua/scripts.js';
+import { type FailurePolicy, type FallbackStore, type RedisStoreOptions, type TimeSource, resolveOptions } from './options.js';
+import { Remote } from './remote.js';
+
+export interface RedisStoreEvents {
+  failure: [info: FailureInfo];
+}
+
+export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<'async'> {
+  readonly mode = 'async';
+  readonly prefix: string;
+  readonly time: TimeSource;
+  readonly timeoutMs: number;
+  readonly onFailure: FailurePolicy;
+  readonly #backend: Backend;
+  readonly #fallbackStore: FallbackStore;
+  readonly #signatures = new Map<string, string>();
+  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan>();
+
+  constructor(options: RedisStoreOptions) {
+    super();
+    const o = resolveOptions(options);
+    this.prefix = o.prefix;
+    this.time = o.time;
+    this.timeoutMs = o.timeoutMs;
+    this.onFailure = o.onFailure;
+    this.#fallbackStore = o.fallbackStore;
+    const clientTime = o.time === 'client';
+    this.#backend = {
+      remote: new Remote(o.send, o.timeoutMs, o.probeIntervalMs),
+      prefix: o.prefix,
+      onFailure: o.onFailure,
+      timeArg: (now) => (clientTime ? String(now) : ''),
+      report: (info) => this.#report(info),
+    };
+  }
+
+  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): RedisBinding<P> {
+    if (!Object.hasOwn(SCRIPTS, algorithm.name) || algorithm.name !== policy.algorithm) {
+      throw new TypeError(`RedisStore: no script for algorithm ${JSON.stringify(algorithm.name)}`);
+    }
+    const signature = scriptParams(policy).join(' ');
+    const bound = this.#signatures.get(policy.name);
+    if (bound !== undefined && bound !== signature) {
+      throw new TypeError(`RedisStore: policy name "${policy.name}" is already bound with other parameters; give each limit its own name`);
+    }
+    this.#signatures.set(policy.name, signature);
+    return new RedisBinding(this.#backend, algorithm, policy, this.#fallbackStore.bind(algorithm, policy));
+  }
+
+  consumeAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
+    let plan = this.#plans.get(bindings);
+    if (plan === undefined) {
+      plan = makePlan(this.#backend, bindings);
+      this.#plans.set(bindings, plan);
+    }
+    return decideComposite(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
+  }
+
+  /** A listener that throws is the caller's bug: it surfaces as an uncaught exception, not in a decision. */
+  #report(info: FailureInfo): void {
+    try {
+      this.emit('failure', info);
+    } catch (error) {
+      process.nextTick(() => {
+        throw error;
+      });
+    }
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * Differential test: the TypeScript step is the specification and the Lua scripts are its port. The
+ * same random histories (fast-check) run on the memory store and on Redis in client time, with the
+ * same ManualClock, and every decision must be identical, field for field and bit for bit (-0 and
+ * fractional figures included): for each algorithm and for composites, through ioredis and node-redis.
+ */
+import { CompositeLimiter, ManualClock, MemoryStore, type RateLimiter } from '@ratekeeper/core';
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type FailureInfo, RedisStore } from '../src/index.js';
+import { CLIENT_KINDS, type ClientKind, client, closeAll, ioredis } from './support/clients.js';
+import { type Spec, type Step, makeLimiter, nextInstant, specs, startInstant, steps } from './support/histories.js';
+import { type RedisServer, startServer } from './support/redis-server.js';
+import { describeRedis } from './support/requirements.js';
+import { immortalKeys } from './support/ttl.js';
+
+let server: RedisServer;
+const stores = new Map<ClientKind, RedisStore>();
+const failures: FailureInfo[] = [];
+let run = 0;
+/** RATEKEEPER_DIFF_RUNS raises the number of histories per property (nightly runs use more). */
+const RUNS = Number(process.env['RATEKEEPER_DIFF_RUNS'] ?? 30);
+
+beforeAll(async () => {
+  server = await startServer();
+  for (const kind of CLIENT_KINDS) {
+    const store = new RedisStore({ client: await client(kind, server.port), time: 'client', timeoutMs: 5000, onFailure: 'closed' });
+    store.on('failure', (info) => failures.push(info));
+    stores.set(kind, store);
+  }
+});
+
+afterAll(async () => {
+  await closeAll();
+  await server?.stop();
+});
+
+async function replay(members: readonly Spec[], start: number, history: readonly Step[], kind: ClientKind): Promise<void> {
+  const clock = new ManualClock(start);
+  const store = stores.get(kind) as RedisStore;
+  const memoryStore = new MemoryStore();
+  const memory: RateLimiter<'sync'> = members.length === 1
+    ? makeLimiter(members[0] as Spec, memoryStore, clock)
+    : new CompositeLimiter(members.map((spec) => makeLimiter(spec, memoryStore, clock)));
+  const redis: RateLimiter<'async'> = members.length === 1
+    ? makeLimiter(members[0] as Spec, store, clock)
+    : new CompositeLimiter(members.map((spec) => makeLimiter(spec, store, clock)));
+  const prefix = `run${run++}:`;
+  let now = start;
+  for (const [i, step] of history.entries()) {
+    now = nextInstant(now, step.dt, members);
+    clock.set(now);
+    const key = `${prefix}${step.key}`;
+    const where = `step ${i} (${step.op} cost ${step.cost} at ${now})`;
+    if (step.op === 'reset') {
+      memory.reset(key);
+      await redis.reset(key);
+    } else if (step.op === 'allow') {
+      expect(await redis.allow(key, step.cost), where).toBe(memory.allow(key, step.cost));
+    } else {
+      const want = memory[step.op](key, step.cost);
+      expect(await redis[step.op](key, step.cost), where).toEqual(want);
+    }
+  }
+  expect(failures).toEqual([]);
+}
+
+function property(members: fc.Arbitrary<Spec[]>, kind: ClientKind) {
+  return fc.asyncProperty(
+    members.chain((m) => fc.tuple(fc.constant(m), startInstant, steps(m))),
+    ([m, start, history]) => replay(m, start, history, kind),
+  );
+}
+
+const composites = fc
+  .subarray([specs['token-bucket'], specs['sliding-window'], specs['fixed-window']], { minLength: 2 })
+  .chain((arbs) => fc.tuple(...arbs))
+  .map((members) => members as Spec[]);
+
+describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
+  for (const kind of CLIENT_KINDS) {
+    for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window'] as const) {
+      it(`gives identical ${algorithm} decisions on memory and on Redis through ${kind}`, async () => {
+        await fc.assert(property(specs[algorithm].map((s) => [s as Spec]), kind), { numRuns: RUNS });
+      });
+    }
+    it(`gives identical composite decisions on memory and on Redis through ${kind}`, async () => {
+      await fc.assert(property(composites, kind), { numRuns: RUNS + 10 });
+    });
+  }
+
+  it('leaves no key without a TTL', async () => {
+    expect(await immortalKeys(ioredis(server.port))).toEqual([]);
+  });
+});

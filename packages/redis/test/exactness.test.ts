@@ -1,0 +1,75 @@
+/**
+ * Exactness across processes: 8 worker processes, each with its own connection, fire 2,000 requests
+ * at once (after a barrier) on one key with a limit of 500. Exactly 500 must be admitted, every run,
+ * for every algorithm and through both clients, with no failure of any kind. The same harness with a
+ * GET-then-SET store (test/mutants) must over-admit, which shows it is concurrent enough to catch a
+ * non-atomic store.
+ *
+ * Windows of 10^12 ms and a refill of one token per 10^6 s keep a run (about a second of server time)
+ * from crossing a window boundary or minting a token, so exactly 500 is the right answer.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { closeAll, ioredis } from './support/clients.js';
+import type { Spec } from './support/histories.js';
+import { type RedisServer, startServer } from './support/redis-server.js';
+import { describeRedis } from './support/requirements.js';
+import { immortalKeys } from './support/ttl.js';
+import { WorkerPool, type WorkerSetup, totalAdmitted } from './support/workers.js';
+
+const WORKERS = 8;
+const REQUESTS = 2000;
+const LIMIT = 500;
+const HUGE_WINDOW_MS = 1e12;
+/** RATEKEEPER_EXACT_RUNS repeats each run (nightly: 20). */
+const RUNS = Number(process.env['RATEKEEPER_EXACT_RUNS'] ?? 2);
+
+const SPECS: readonly Spec[] = [
+  { algorithm: 'token-bucket', capacity: LIMIT, refillPerSecond: 1e-6 },
+  { algorithm: 'sliding-window', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
+  { algorithm: 'fixed-window', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
+];
+
+let server: RedisServer;
+let pool: WorkerPool;
+let runs = 0;
+
+beforeAll(async () => {
+  server = await startServer();
+  pool = new WorkerPool(WORKERS);
+});
+
+afterAll(async () => {
+  pool?.close();
+  await closeAll();
+  await server?.stop();
+});
+
+function oneKey(spec: Spec, store: WorkerSetup['store'], client: WorkerSetup['client']): WorkerSetup[] {
+  const key = `exact-${runs++}`;
+  const requests = Array.from({ length: REQUESTS }, () => [key, 1] as const);
+  return Array.from({ length: WORKERS }, () => ({ port: server.port, client, store, prefix: 'rk:', members: [spec], skewMs: 0, requests }));
+}
+
+describeRedis('8 processes × 2,000 concurrent requests on one key with a limit of 500', () => {
+  for (const spec of SPECS) {
+    for (const client of ['ioredis', 'node-redis'] as const) {
+      it(`admits exactly 500 by ${spec.algorithm} through ${client}, run after run`, async () => {
+        for (let run = 0; run < RUNS; run++) {
+          const reports = await pool.run(oneKey(spec, 'redis', client));
+          expect(reports.flatMap((r) => r.failures)).toEqual([]);
+          expect(reports.map((r) => r.failed)).toEqual(Array(WORKERS).fill(0));
+          expect(totalAdmitted(reports)).toBe(LIMIT);
+        }
+      });
+    }
+  }
+
+  it('catches the GET-then-SET mutant over-admitting in the same harness', async () => {
+    const reports = await pool.run(oneKey(SPECS[2] as Spec, 'get-then-set', 'ioredis'));
+    expect(totalAdmitted(reports)).toBeGreaterThan(LIMIT);
+  });
+
+  it('leaves no key without a TTL', async () => {
+    expect(await immortalKeys(ioredis(server.port))).toEqual([]);
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * A load worker, run as a child process by ./workers.ts. It builds one limiter per `setup` message
+ * (on the built @ratekeeper/redis, the store under test or a mutant, with its own connection and an
+ * optionally skewed clock), answers 'ready', and on 'go' fires all its requests at once, then reports
+ * how many were admitted, their cost per key, and every failure. Plain JavaScript, so that it starts
+ * without a TypeScript loader.
+ */
+import { CompositeLimiter, FixedWindowLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import { Redis } from 'ioredis';
+import { createClient } from 'redis';
+import { RedisStore } from '../../dist/esm/index.js';
+import { clientTimeStore } from '../mutants/client-time-store.mjs';
+import { GetThenSetStore } from '../mutants/get-then-set-store.mjs';
+import { parallelUnion } from '../mutants/parallel-union.mjs';
+
+let limiter;
+let failures = [];
+let requests = [];
+const clients = [];
+const connections = new Map();
+
+/** connect keeps one connection per client kind and port across setups. */
+function connect(kind, port) {
+  const id = `${kind}:${port}`;
+  if (!connections.has(id)) connections.set(id, open(kind, port));
+  return connections.get(id);
+}
+
+async function open(kind, port) {
+  if (kind === 'ioredis') {
+    const client = new Redis({ port, host: '127.0.0.1' });
+    await client.ping();
+    clients.push(() => client.disconnect());
+    return client;
+  }
+  const client = createClient({ socket: { port, host: '127.0.0.1' } });
+  client.on('error', () => {});
+  await client.connect();
+  clients.push(() => client.destroy());
+  return client;
+}
+
+function makeStore(setup, client) {
+  if (setup.store === 'get-then-set') return new GetThenSetStore(client, setup.prefix);
+  if (setup.store === 'client-time') return clientTimeStore(RedisStore, client, setup.prefix);
+  const store = new RedisStore({ client, prefix: setup.prefix, timeoutMs: 10_000, onFailure: 'closed' });
+  store.on('failure', (info) => failures.push(info.reason));
+  return store;
+}
+
+function member(spec, store, clock) {
+  const o = { store, clock };
+  if (spec.algorithm === 'token-bucket') return new TokenBucketLimiter({ ...o, capacity: spec.capacity, refillPerSecond: spec.refillPerSecond });
+  if (spec.algorithm === 'sliding-window') return new SlidingWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
+  return new FixedWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
+}
+
+async function setup(message) {
+  const client = await connect(message.client, message.port);
+  const store = makeStore(message, client);
+  const skew = message.skewMs;
+  const clock = { now: () => Date.now() + skew };
+  const members = message.members.map((spec) => member(spec, store, clock));
+  if (members.length === 1) limiter = members[0];
+  else limiter = message.composite === 'parallel-union' ? parallelUnion(members) : new CompositeLimiter(members);
+  requests = message.requests;
+  failures = [];
+  // One request outside the count warms the connection and the script cache.
+  await limiter.consume(`warm-${process.pid}`, 1);
+}
+
+async function go() {
+  const decisions = await Promise.all(requests.map(([key, cost]) => limiter.consume(key, cost)));
+  const admittedCost = {};
+  let admitted = 0;
+  decisions.forEach((d, i) => {
+    if (!d.allowed) return;
+    admitted++;
+    const [key, cost] = requests[i];
+    admittedCost[key] = (admittedCost[key] ?? 0) + cost;
+  });
+  const failed = decisions.filter((d) => d.failure !== undefined).length;
+  process.send({ type: 'done', admitted, admittedCost, failed, failures });
+}
+
+process.on('message', (message) => {
+  const run = message.type === 'setup' ? setup(message).then(() => process.send({ type: 'ready' })) : message.type === 'go' ? go() : null;
+  if (message.type === 'exit') {
+    for (const close of clients) close();
+    process.exit(0);
+  }
+  run?.catch((error) => process.send({ type: 'error', message: String(error?.stack ?? error) }));
+});
+
+// A worker never outlives its parent.
+process.on('disconnect', () => process.exit(0));

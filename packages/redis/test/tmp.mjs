@@ -1,0 +1,11 @@
+import { Redis } from 'ioredis';
+import { TokenBucketLimiter, ManualClock, MemoryStore } from '@ratekeeper/core';
+import { RedisStore } from '@ratekeeper/redis';
+const client = new Redis(6399);
+const store = new RedisStore({ client, time: 'client' }); store.on('failure', (i) => console.log(i));
+const clock = new ManualClock(1577836800000 + 0.00012207031250000003);
+const a = new TokenBucketLimiter({ capacity: 12, refillPerSecond: 0.3, store, clock });
+const b = new TokenBucketLimiter({ capacity: 12, refillPerSecond: 0.3, clock });
+console.log(clock.now(), String(clock.now()));
+console.log(await a.consume('x' + Math.random()), b.consume('x'));
+client.disconnect();
