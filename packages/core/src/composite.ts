@@ -11,7 +11,8 @@
 import type { Clock } from './clock.js';
 import type { Decision } from './decision.js';
 import { Limiter, type RateLimiter } from './limiter.js';
-import { MemoryBinding, allowAll, decideAll } from './memory-store.js';
+import { allowAll, decideAll } from './memory-all.js';
+import { MemoryBinding } from './memory-store.js';
 import type { Policy } from './policy.js';
 import type { Mode, Result, Store, StoreBinding } from './store.js';
 import { describeValue, isCost, rejectCall } from './validate.js';

@@ -10,11 +10,18 @@
  * their empty state first (a barely used key before a blocked one). A flood of fresh keys therefore
  * never resets a blocked key while keys nearer to empty remain. Evicted live keys are counted in
  * `evictions`. A sweep costs O(maxKeys) and runs at most once per maxKeys/32 new keys.
+ *
+ * A dropped empty state is only equivalent to no state at instants after it became empty; a clock that
+ * later stepped back behind the sweep would find a fresh key where the dropped state still counted.
+ * So a binding reads any instant earlier than its latest sweep as that sweep's instant (time going
+ * backwards counts as no time passing), and shifts the reported waits by the difference so they stay
+ * honest for the caller's clock. On a clock that never goes back this changes nothing.
  */
 import { type Algorithm, type StepOutput, stepOutput, toDecision } from './algorithm.js';
 import type { Decision } from './decision.js';
 import type { Policy } from './policy.js';
 import type { Store, StoreBinding } from './store.js';
+import { decideAll } from './memory-all.js';
 import { optionsObject, positiveInteger } from './validate.js';
 
 export interface MemoryStoreOptions {
@@ -57,6 +64,8 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
   #evictions = 0;
   /** The slot the last `evaluate` found, or -1 for a key not held. */
   #slot = -1;
+  /** The instant of the latest sweep; earlier instants are read as this one. */
+  #sweptAt = -Infinity;
 
   constructor(algorithm: Algorithm<P>, policy: P, maxKeys: number) {
     this.#algorithm = algorithm;
@@ -104,19 +113,21 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
   evaluate(key: string, now: number, cost: number): boolean {
     const slot = this.#index.get(key);
     const out = this.#out;
+    const at = now < this.#sweptAt ? this.#sweptAt : now;
     if (slot === undefined) {
       this.#slot = -1;
-      this.#algorithm.evaluate(this.#policy, undefined, 0, now, cost, out);
+      this.#algorithm.evaluate(this.#policy, undefined, 0, at, cost, out);
     } else {
       this.#slot = slot;
-      this.#algorithm.evaluate(this.#policy, this.#states, slot * this.#width, now, cost, out);
+      this.#algorithm.evaluate(this.#policy, this.#states, slot * this.#width, at, cost, out);
     }
+    if (at !== now) this.#shift(at - now);
     return out.allowed;
   }
 
   /** commit stores the next state of the last `evaluate`, which must have been for `key` and allowed. */
   commit(key: string, now: number): void {
-    const slot = this.#slot >= 0 ? this.#slot : this.#insert(key, now);
+    const slot = this.#slot >= 0 ? this.#slot : this.#insert(key, now < this.#sweptAt ? this.#sweptAt : now);
     const next = this.#out.next;
     const offset = slot * this.#width;
     for (let i = 0; i < next.length; i++) this.#states[offset + i] = next[i] as number;
@@ -151,7 +162,15 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     return this.#algorithm.emptyAt(this.#policy, this.#states, slot * this.#width);
   }
 
+  /** Reports figures measured from a held instant `by` ms later than the caller's clock. */
+  #shift(by: number): void {
+    const out = this.#out;
+    if (out.retryAfterMs > 0) out.retryAfterMs += by;
+    if (out.resetAfterMs > 0) out.resetAfterMs += by;
+  }
+
   #sweep(now: number): void {
+    this.#sweptAt = now;
     let freed = 0;
     this.#index.forEach((slot, key) => {
       if (this.#emptyAt(slot) <= now) {
@@ -183,29 +202,4 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
       }
     });
   }
-}
-
-/**
- * decideAll runs one all-or-nothing step over several memory bindings: every binding evaluates, and
- * only if all allow (and `commit`) does any of them record. Members that allowed inside a denied
- * composite report the units they still hold.
- */
-export function decideAll(bindings: readonly MemoryBinding[], key: string, now: number, cost: number, commit: boolean): Decision[] {
-  const allowed = evaluateAll(bindings, key, now, cost);
-  const decisions = bindings.map((binding) => binding.decision(allowed ? 0 : cost));
-  if (allowed && commit) for (const binding of bindings) binding.commit(key, now);
-  return decisions;
-}
-
-/** allowAll is decideAll answering only the verdict; it allocates nothing after a key's first request. */
-export function allowAll(bindings: readonly MemoryBinding[], key: string, now: number, cost: number): boolean {
-  for (let i = 0; i < bindings.length; i++) if (!(bindings[i] as MemoryBinding).evaluate(key, now, cost)) return false;
-  for (let i = 0; i < bindings.length; i++) (bindings[i] as MemoryBinding).commit(key, now);
-  return true;
-}
-
-function evaluateAll(bindings: readonly MemoryBinding[], key: string, now: number, cost: number): boolean {
-  let allowed = true;
-  for (let i = 0; i < bindings.length; i++) if (!(bindings[i] as MemoryBinding).evaluate(key, now, cost)) allowed = false;
-  return allowed;
 }

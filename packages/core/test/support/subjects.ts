@@ -13,6 +13,7 @@ import {
   FixedWindowLimiter,
   type Limiter,
   ManualClock,
+  type MemoryBinding,
   MemoryStore,
   type Policy,
   type RateLimiter,
@@ -25,6 +26,8 @@ export interface Subject {
   consume(key: string, now: number, cost: number): Decision;
   peek(key: string, now: number, cost: number): Decision;
   allow(key: string, now: number, cost: number): boolean;
+  /** Live keys evicted so far, where the subject is a single limiter on a MemoryStore. */
+  readonly evictions?: number;
 }
 
 /** viaClock drives a limiter that reads `clock` as a Subject. */
@@ -81,8 +84,9 @@ function labelled(c: Case): Case {
 /** realSubject builds `c` on its own memory store and drives it through a ManualClock. */
 export function realSubject(c: Case, maxKeys?: number): Subject {
   const clock = new ManualClock();
-  const store = maxKeys === undefined ? undefined : new MemoryStore({ maxKeys });
-  return viaClock(c.create(clock, store), clock);
+  const limiter = c.create(clock, maxKeys === undefined ? undefined : new MemoryStore({ maxKeys }));
+  const binding = limiter.binding as MemoryBinding;
+  return Object.defineProperty(viaClock(limiter, clock), 'evictions', { get: () => binding.evictions });
 }
 
 /** bindAlgorithm runs `algorithm` (a mutant, typically) under `c`'s real policy on a real memory store. */
