@@ -54,13 +54,19 @@ async function main() {
   return 1;
 }
 
-/** finish stops every server, then exits with `code`. */
+let finishing = false;
+
+/** finish stops every server, then exits with `code`; the first call wins (Ctrl-C also fails main). */
 async function finish(code, message) {
+  if (finishing) return;
+  finishing = true;
   if (message !== undefined) console.error(`\ndemo: ${message}`);
   await stopAll();
   process.exit(code);
 }
 
+// Any way out but a clean finish (even an event loop that drains while awaiting) is a failure.
+process.exitCode = 1;
 process.once('SIGINT', () => finish(130, 'interrupted; stopping the servers'));
 process.once('SIGTERM', () => finish(143, 'terminated; stopping the servers'));
 setTimeout(() => finish(1, `still running after ${DEADLINE_MS / 1000} s; giving up`), DEADLINE_MS).unref();

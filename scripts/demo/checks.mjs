@@ -16,9 +16,10 @@ const DELAY_SECONDS = /^[1-9][0-9]*$/;
 /** checkRows lists what is wrong with one framework's rows. */
 export function checkRows(rows) {
   const problems = [];
+  let answered = 0;
   for (const [i, row] of rows.entries()) {
     if (row.waitedMs !== undefined) problems.push(...checkPause(row, rows[i + 1]));
-    else problems.push(...checkAnswer(row, i));
+    else problems.push(...checkAnswer(row, answered++));
   }
   for (const burst of bursts(rows)) problems.push(...checkBurst(burst));
   return problems;

@@ -27,7 +27,9 @@ export function startServer(name, dir, timeoutMs) {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   running.add(child);
+  // A child that failed to spawn emits 'error' and never 'exit': it must not be waited for.
   child.once('exit', () => running.delete(child));
+  child.once('error', () => running.delete(child));
   let output = '';
   return new Promise((resolve, reject) => {
     const fail = (why) => {
