@@ -17,7 +17,7 @@ export interface LimitedBody {
   readonly bytes: Buffer;
 }
 
-const MAX_ENTRIES = 1024;
+export const MAX_ENTRIES = 1024;
 /** Composites wider than this are not cached (the violated-set mask must fit a safe integer). */
 const MAX_MEMBERS = 16;
 
@@ -27,6 +27,11 @@ export class LimitedBodies {
 
   constructor(policies: readonly Policy[]) {
     this.#policies = policies;
+  }
+
+  /** size is the number of bodies kept, at most MAX_ENTRIES. */
+  get size(): number {
+    return this.#cache.size;
   }
 
   /** get returns the default limited response for `decision` (a denial) as bytes. */

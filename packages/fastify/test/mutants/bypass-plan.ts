@@ -1,0 +1,21 @@
+/**
+ * Mutant: asks the limiter directly instead of through core's plan, so a rejected promise reaches
+ * Fastify's error handler as the store's own error, text included. The leak harness must catch it.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { fastifyPlugin } from 'fastify-plugin';
+import { finish } from '../../src/answer.js';
+import type { FastifyRateLimitOptions } from '../../src/options.js';
+import { prepareGlobal } from '../../src/route-limit.js';
+
+export const bypassPlan = fastifyPlugin(
+  (fastify: FastifyInstance, options: FastifyRateLimitOptions, done: (error?: Error) => void) => {
+    const limit = prepareGlobal(options);
+    fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => {
+      const outcome = Promise.resolve(limit.plan.limiter.consume(request.ip));
+      outcome.then((d) => finish(limit, request, reply, next, d), next);
+    });
+    done();
+  },
+  { name: 'mutant-bypass-plan' },
+);

@@ -1,0 +1,23 @@
+/**
+ * Mutant: on an asynchronous limiter it lets the request go on at once and writes the headers when the
+ * decision arrives, the way a hook that forgets to wait would. The concurrency harness must catch it:
+ * every request reaches the handler.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { fastifyPlugin } from 'fastify-plugin';
+import { finish } from '../../src/answer.js';
+import type { FastifyRateLimitOptions } from '../../src/options.js';
+import { prepareGlobal } from '../../src/route-limit.js';
+
+export const fireAndForget = fastifyPlugin(
+  (fastify: FastifyInstance, options: FastifyRateLimitOptions, done: (error?: Error) => void) => {
+    const limit = prepareGlobal(options);
+    fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => {
+      const outcome = limit.plan.decide(request, request.ip);
+      next();
+      if (outcome instanceof Promise) outcome.then((d) => finish(limit, request, reply, () => undefined, d), () => undefined);
+    });
+    done();
+  },
+  { name: 'mutant-fire-and-forget' },
+);
