@@ -1,0 +1,55 @@
+/**
+ * rateLimit is ratekeeper's Koa middleware (Koa 3, and Koa 2): it keys the request, asks the limiter
+ * once, writes the rate-limit headers, and then either awaits `next()` or answers the request itself
+ * (429 `application/problem+json` by default, 503 when a store failing 'closed' decided).
+ *
+ * Everything but that translation lives in `@ratekeeper/core` (prepareRateLimit): option validation,
+ * the default key (`ctx.ip`, so Koa's own `app.proxy` setting decides whether X-Forwarded-For counts;
+ * IPv6 grouped by prefix), header values and the problem body. Options are validated when rateLimit is
+ * called, never per request.
+ *
+ * Errors thrown by `key`, `skip`, `cost`, `onDecision` or `handler`, a request without a usable IP
+ * (missingIp: 'reject') and a limiter that failed reject the middleware's promise: Koa's error path
+ * (ctx.onerror, app 'error' event) answers them, with a generic 500 body. Headers go through
+ * `ctx.set`, which writes nothing once the headers are sent.
+ */
+import type { Context, Middleware, Next } from 'koa';
+import { type Decision, type RateLimitOptions, describeValue, limitedResponse, prepareRateLimit } from '@ratekeeper/core';
+
+const OWNER = 'rateLimit';
+
+/** KoaRateLimitOptions are core's adapter options plus the limited-response handler. */
+export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
+  /**
+   * Answers a request the limiter denied, after the rate-limit headers (and Retry-After) are written.
+   * Default: status 429 (503 for a 'closed' store failure) with an RFC 9457 problem+json body.
+   */
+  readonly handler?: (ctx: Context, decision: Decision) => void | Promise<void>;
+}
+
+const setHeader = (ctx: Context, name: string, value: string): void => {
+  ctx.set(name, value);
+};
+
+/** rateLimit validates `options` and returns the middleware, for `app.use` or a router. */
+export function rateLimit(options?: KoaRateLimitOptions): Middleware {
+  const plan = prepareRateLimit<Context>(OWNER, options, ['handler']);
+  const handler = options?.handler;
+  if (handler !== undefined && typeof handler !== 'function') {
+    throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
+  }
+
+  return async function rateLimit(ctx: Context, next: Next): Promise<void> {
+    const outcome = plan.decide(ctx, ctx.ip);
+    if (outcome === undefined) return next();
+    const decision = outcome instanceof Promise ? await outcome : outcome;
+    if (ctx.headerSent) return;
+    plan.writeHeaders(ctx, setHeader, decision);
+    if (!plan.blocks(decision)) return next();
+    if (handler !== undefined) return handler(ctx, decision);
+    const limited = limitedResponse(decision);
+    ctx.status = limited.status;
+    ctx.set('Content-Type', limited.contentType);
+    ctx.body = limited.body;
+  };
+}
