@@ -22,6 +22,7 @@ import type { Decision } from './decision.js';
 import type { Policy } from './policy.js';
 import type { Store, StoreBinding } from './store.js';
 import { decideAll } from './memory-all.js';
+import { kthSmallest } from './select.js';
 import { optionsObject, positiveInteger } from './validate.js';
 
 export interface MemoryStoreOptions {
@@ -104,9 +105,7 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
 
   reset(key: string): void {
     const slot = this.#index.get(key);
-    if (slot === undefined) return;
-    this.#index.delete(key);
-    this.#free.push(slot);
+    if (slot !== undefined) this.#drop(key, slot);
   }
 
   /** evaluate runs the step for `key` into this binding's scratch output; commit writes it. */
@@ -169,37 +168,41 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     if (out.resetAfterMs > 0) out.resetAfterMs += by;
   }
 
+  /**
+   * #sweep drops every empty key, then, if that freed fewer than maxKeys/32 slots, evicts live keys
+   * nearest to empty to make up the difference. One pass records each live key's empty instant in
+   * table order; the eviction pass walks the table in the same order, so nothing is computed twice.
+   */
   #sweep(now: number): void {
     this.#sweptAt = now;
-    let freed = 0;
-    this.#index.forEach((slot, key) => {
-      if (this.#emptyAt(slot) <= now) {
-        this.#index.delete(key);
-        this.#free.push(slot);
-        freed++;
-      }
-    });
-    const wanted = Math.max(1, this.#maxKeys >> 5) - freed;
-    if (wanted > 0) this.#evictNearestEmpty(wanted);
-  }
-
-  /** Evicts the `count` live keys whose state is nearest to empty. */
-  #evictNearestEmpty(count: number): void {
     const times = new Float64Array(this.#index.size);
-    let i = 0;
-    this.#index.forEach((slot) => {
-      times[i++] = this.#emptyAt(slot);
-    });
-    times.sort();
-    const cutoff = times[count - 1] as number;
-    let ties = count - times.indexOf(cutoff);
+    let live = 0;
     this.#index.forEach((slot, key) => {
       const at = this.#emptyAt(slot);
+      if (at <= now) this.#drop(key, slot);
+      else times[live++] = at;
+    });
+    const wanted = Math.max(1, this.#maxKeys >> 5) - (times.length - live);
+    if (wanted > 0) this.#evictNearestEmpty(times, live, wanted);
+  }
+
+  /** Evicts the `count` live keys nearest to empty (the oldest first among equals). */
+  #evictNearestEmpty(times: Float64Array, live: number, count: number): void {
+    const cutoff = kthSmallest(times.slice(0, live), count - 1);
+    let ties = count;
+    for (let i = 0; i < live; i++) if ((times[i] as number) < cutoff) ties--;
+    let i = 0;
+    this.#index.forEach((slot, key) => {
+      const at = times[i++] as number;
       if (at < cutoff || (at === cutoff && ties-- > 0)) {
-        this.#index.delete(key);
-        this.#free.push(slot);
+        this.#drop(key, slot);
         this.#evictions++;
       }
     });
+  }
+
+  #drop(key: string, slot: number): void {
+    this.#index.delete(key);
+    this.#free.push(slot);
   }
 }
