@@ -1,0 +1,150 @@
+/**
+ * MemoryStore contracts: a hard `maxKeys` bound per limiter under any flood; the eviction order (empty
+ * keys first, then live keys nearest to their empty state, the oldest first among equals), so a
+ * blocked key outlives a flood of fresh keys; `evictions` counts live evictions only; dropping empty
+ * state changes no decision; and no timers or handles, however many keys.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  CompositeLimiter,
+  DEFAULT_MAX_KEYS,
+  FixedWindowLimiter,
+  ManualClock,
+  type MemoryBinding,
+  MemoryStore,
+  type RateLimiter,
+  SlidingWindowLimiter,
+  type Store,
+  TokenBucketLimiter,
+} from '../src/index.js';
+import { LruStore } from './mutants/lru-store.js';
+import { TimerStore } from './mutants/timer-store.js';
+import { runTable } from './support/table.js';
+
+const T0 = 1_700_000_000_000;
+const ipv4 = (i: number) => `${(i >>> 24) & 255}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+const bindingOf = (limiter: { binding: unknown }) => limiter.binding as MemoryBinding;
+
+describe('maxKeys', () => {
+  it('holds at 10,000 through 1,000,000 distinct keys, every eviction counted', () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1, clock, store: new MemoryStore({ maxKeys: 10_000 }) });
+    const table = bindingOf(limiter);
+    for (let i = 0; i < 1_000_000; i++) {
+      if (i % 100 === 0) clock.advance(1); // a key is empty again 1 s (100,000 keys) later: all evictions are live
+      limiter.allow(ipv4(i + 0x0a000000));
+      if (i % 10_000 === 9_999) expect(table.size, `after ${i + 1} keys`).toBeLessThanOrEqual(10_000);
+    }
+    expect(table.size + table.evictions).toBe(1_000_000);
+  }, 60_000);
+
+  it('defaults to 100,000 keys per limiter, each limiter on a store with its own table', () => {
+    expect(DEFAULT_MAX_KEYS).toBe(100_000);
+    expect(new MemoryStore().maxKeys).toBe(100_000);
+    const clock = new ManualClock(T0);
+    const store = new MemoryStore({ maxKeys: 10 });
+    const a = new FixedWindowLimiter({ limit: 1, windowMs: 1000, clock, store });
+    const b = new FixedWindowLimiter({ limit: 1, windowMs: 1000, clock, store });
+    for (let i = 0; i < 10; i++) expect([a.allow(`k${i}`), b.allow(`k${i}`)]).toEqual([true, true]);
+    expect([bindingOf(a).size, bindingOf(b).size, bindingOf(a).evictions]).toEqual([10, 10, 0]);
+  });
+});
+
+describe('eviction order', () => {
+  it('drops empty keys first, then evicts the live key nearest to empty, counting only live evictions', () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 10, refillPerSecond: 1, clock, store: new MemoryStore({ maxKeys: 4 }) });
+    const table = bindingOf(limiter);
+    const state = () => [table.size, table.evictions];
+    runTable(limiter, clock, T0, [
+      { at: 0, key: 'blocked', cost: 10, allowed: true, remaining: 0 }, // empty at +10 s
+      { at: 0, key: 'k3', cost: 3, allowed: true }, // empty at +3 s
+      { at: 0, key: 'k2', cost: 2, allowed: true }, // empty at +2 s
+      { at: 0, key: 'k1', cost: 1, allowed: true }, // empty at +1 s
+    ]);
+    expect(state()).toEqual([4, 0]);
+    runTable(limiter, clock, T0, [{ at: 0, key: 'n1', allowed: true }]); // table full: k1 (nearest) goes
+    expect(state()).toEqual([4, 1]);
+    runTable(limiter, clock, T0, [
+      { at: 0, key: 'k1', op: 'peek', remaining: 9 }, // reset by the eviction
+      { at: 0, key: 'k2', op: 'peek', remaining: 7 }, // kept
+      { at: 500, key: 'n2', allowed: true }, // n1 (empty at +1 s) is now nearest: it goes
+    ]);
+    expect(state()).toEqual([4, 2]);
+    runTable(limiter, clock, T0, [{ at: 2500, key: 'n3', allowed: true }]); // k2 and n2 are empty: dropped, not counted
+    expect(state()).toEqual([3, 2]);
+    runTable(limiter, clock, T0, [
+      { at: 2500, key: 'blocked', op: 'peek', cost: 3, allowed: false, remaining: 2, retryAfterMs: 500 }, // kept
+      { at: 2500, key: 'k3', op: 'peek', remaining: 8 }, // kept: 9.5 tokens
+    ]);
+  });
+
+  it('evicts the oldest first among keys equally near to empty', () => {
+    const clock = new ManualClock(T0);
+    const limiter = new FixedWindowLimiter({ limit: 5, windowMs: 1000, clock, store: new MemoryStore({ maxKeys: 3 }) });
+    for (const key of ['a', 'b', 'c', 'd']) limiter.consume(key);
+    expect(['a', 'b', 'c', 'd'].map((k) => limiter.peek(k).remaining)).toEqual([4, 3, 3, 3]);
+  });
+
+  it('keeps a blocked key blocked through a flood of 200,000 fresh keys', () => {
+    expect(floodLeavesVictimBlocked(new MemoryStore({ maxKeys: 1000 }))).toBe(true);
+  });
+
+  it('catches an LRU store that evicts the quietly waiting blocked key (mutant)', () => {
+    expect(floodLeavesVictimBlocked(new LruStore(1000))).toBe(false);
+  });
+});
+
+/**
+ * floodLeavesVictimBlocked drains a victim's bucket, then sends one request from each of 200,000 fresh
+ * keys at the same instant, and reports whether the victim is still blocked.
+ */
+function floodLeavesVictimBlocked(store: Store<'sync'>): boolean {
+  const clock = new ManualClock(T0);
+  const limiter = new TokenBucketLimiter({ capacity: 10, refillPerSecond: 1, clock, store });
+  while (limiter.allow('victim'));
+  for (let i = 0; i < 200_000; i++) limiter.allow(ipv4(i));
+  return !limiter.peek('victim').allowed;
+}
+
+/** The limiters and a composite, each on its own default store. */
+function everyLimiter(clock: ManualClock, store?: () => Store<'sync'>): RateLimiter<'sync'>[] {
+  const s = () => (store ? { store: store() } : {});
+  return [
+    new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1, clock, ...s() }),
+    new SlidingWindowLimiter({ limit: 5, windowMs: 1000, clock, ...s() }),
+    new FixedWindowLimiter({ limit: 5, windowMs: 1000, clock, ...s() }),
+    new CompositeLimiter([new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1, clock }), new FixedWindowLimiter({ limit: 5, windowMs: 60_000, clock })]),
+  ];
+}
+
+/** resourcesAfterKeys reports the active resource list before and after `count` keys on every limiter. */
+function resourcesAfterKeys(count: number, store?: () => Store<'sync'>): [string[], string[]] {
+  const before = process.getActiveResourcesInfo().sort();
+  const clock = new ManualClock(T0);
+  const limiters = everyLimiter(clock, store);
+  for (let i = 0; i < count; i++) for (const limiter of limiters) limiter.consume(ipv4(i));
+  return [before, process.getActiveResourcesInfo().sort()];
+}
+
+describe('no timers and no background work', () => {
+  it('holds no timer or handle after 100,000 keys on every limiter', () => {
+    const [before, after] = resourcesAfterKeys(100_000);
+    expect(after).toEqual(before);
+  });
+
+  it('catches a store that expires each key with its own timer (mutant)', () => {
+    const stores: TimerStore[] = [];
+    try {
+      const [before, after] = resourcesAfterKeys(100, () => {
+        const store = new TimerStore();
+        stores.push(store);
+        return store;
+      });
+      expect(after.length - before.length).toBe(300);
+    } finally {
+      for (const store of stores) store.close();
+    }
+  });
+});
