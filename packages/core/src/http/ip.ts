@@ -24,9 +24,19 @@ export function checkIpv6Subnet(owner: string, value: unknown): number {
   return value;
 }
 
+// A dotted quad already in canonical form (no leading zeros): the key is the string itself.
+const CANONICAL_IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
 /** ipKey is the limiter key for a client IP, or undefined when `ip` is not an IP address. */
 export function ipKey(ip: string | undefined | null, ipv6Subnet = DEFAULT_IPV6_SUBNET): string | undefined {
   if (typeof ip !== 'string' || ip.length === 0 || ip.length > 64) return undefined;
+  // Fast paths for what frameworks hand over on almost every request ("1.2.3.4", and "::ffff:1.2.3.4"
+  // from a dual-stack socket); they answer exactly what the general parser below answers.
+  if (CANONICAL_IPV4.test(ip)) return ip;
+  if (ip.startsWith('::ffff:')) {
+    const tail = ip.slice(7);
+    if (CANONICAL_IPV4.test(tail)) return tail;
+  }
   if (ip.indexOf(':') === -1) return ipv4(ip);
   const groups = ipv6Groups(ip);
   if (groups === undefined) return undefined;
