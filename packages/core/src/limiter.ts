@@ -53,8 +53,8 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
 
   protected constructor(owner: string, algorithm: Algorithm<P>, policy: P, options: LimiterOptions<M>) {
     this.#owner = owner;
-    this.clock = checkClock(owner, options.clock ?? systemClock);
-    this.store = checkStore(owner, options.store ?? (new MemoryStore() as unknown as Store<M>));
+    this.clock = options.clock === undefined ? systemClock : checkClock(owner, options.clock);
+    this.store = options.store === undefined ? (new MemoryStore() as unknown as Store<M>) : checkStore(owner, options.store);
     this.mode = this.store.mode;
     this.policy = policy;
     this.policies = Object.freeze([policy]);

@@ -15,14 +15,22 @@ import {
   windowPolicy,
 } from './policy.js';
 import type { Mode } from './store.js';
-import { optionsObject, policyName, positiveInteger, positiveNumber } from './validate.js';
+import { fail, optionsObject, policyName, positiveInteger, positiveNumber } from './validate.js';
 
 export interface TokenBucketOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
   /** Bucket size: the largest burst (a positive integer). */
   readonly capacity: number;
-  /** Tokens added per second (a finite number > 0, fractions allowed). */
+  /** Tokens added per second (> 0, fractions allowed, at most 1e6; a full refill within 2^52 ms). */
   readonly refillPerSecond: number;
 }
+
+/**
+ * Rate bounds that keep the bucket's arithmetic exact (see algorithms/token-bucket.ts): above 1e6 per
+ * second the token clock of an epoch instant nears 2^52 and whole tokens start to round away; a full
+ * refill longer than 2^52 ms (142,000 years) would put instants beyond exact doubles.
+ */
+const MAX_REFILL_PER_SECOND = 1e6;
+const MAX_BURST_MS = 2 ** 52;
 
 /**
  * TokenBucketLimiter is a token bucket of `capacity` tokens per key, initially full and refilled at
@@ -33,7 +41,10 @@ export class TokenBucketLimiter<M extends Mode = 'sync'> extends Limiter<TokenBu
     const owner = 'TokenBucketLimiter';
     const o = optionsObject(owner, options) as Partial<TokenBucketOptions<M>>;
     const capacity = positiveInteger(owner, 'capacity', o.capacity);
-    const refill = positiveNumber(owner, 'refillPerSecond', o.refillPerSecond);
+    const refill = positiveNumber(owner, 'refillPerSecond', o.refillPerSecond, MAX_REFILL_PER_SECOND);
+    if ((capacity * 1000) / refill > MAX_BURST_MS) {
+      fail(owner, 'refillPerSecond', `at least ${(capacity * 1000) / MAX_BURST_MS} (a full refill within 2^52 ms)`, refill, 'number');
+    }
     const name = o.name === undefined ? undefined : policyName(owner, o.name);
     super(owner, tokenBucket, tokenBucketPolicy(capacity, refill, name), o);
   }
@@ -72,6 +83,10 @@ function windowOptions<A extends 'sliding-window' | 'fixed-window', M extends Mo
   const o = optionsObject(owner, options) as Partial<WindowOptions<M>>;
   const limit = positiveInteger(owner, 'limit', o.limit);
   const windowMs = positiveInteger(owner, 'windowMs', o.windowMs);
+  // The sliding window compares previous·(W − e) + current·W with limit·W in exact integers.
+  if (algorithm === 'sliding-window' && limit * windowMs > Number.MAX_SAFE_INTEGER) {
+    fail(owner, 'windowMs', `at most ${Math.floor(Number.MAX_SAFE_INTEGER / limit)} for limit ${limit}`, windowMs, 'number');
+  }
   const name = o.name === undefined ? undefined : policyName(owner, o.name);
   return [windowPolicy(algorithm, limit, windowMs, name), o] as const;
 }

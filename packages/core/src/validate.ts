@@ -13,27 +13,33 @@ export function describeValue(value: unknown): string {
   return Array.isArray(value) ? 'an array' : `an ${typeof value}`;
 }
 
-function fail(owner: string, option: string, want: string, value: unknown): never {
+/**
+ * fail throws `owner: option must be want, got value`: a RangeError when the value has the expected
+ * type (`type`) but is out of range, a TypeError when it has another type.
+ */
+export function fail(owner: string, option: string, want: string, value: unknown, type: 'number' | 'string'): never {
   const message = `${owner}: ${option} must be ${want}, got ${describeValue(value)}`;
-  throw typeof value === 'number' ? new RangeError(message) : new TypeError(message);
+  throw typeof value === type ? new RangeError(message) : new TypeError(message);
 }
 
 /** positiveInteger accepts a safe integer ≥ 1. */
 export function positiveInteger(owner: string, option: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) fail(owner, option, 'a positive integer', value);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) fail(owner, option, 'a positive integer', value, 'number');
   return value;
 }
 
-/** positiveNumber accepts a finite number > 0. */
-export function positiveNumber(owner: string, option: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(owner, option, 'a finite number > 0', value);
+/** positiveNumber accepts a finite number > 0 and at most `max`. */
+export function positiveNumber(owner: string, option: string, value: unknown, max = Number.MAX_VALUE): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > max) {
+    fail(owner, option, max === Number.MAX_VALUE ? 'a finite number > 0' : `a number > 0 and at most ${max}`, value, 'number');
+  }
   return value;
 }
 
 /** policyName accepts a short token that is safe in a header, a Redis key and a log line. */
 export function policyName(owner: string, value: unknown): string {
   if (typeof value !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/.test(value)) {
-    fail(owner, 'name', '1 to 64 characters of A-Z a-z 0-9 _ . : -', value);
+    fail(owner, 'name', '1 to 64 characters of A-Z a-z 0-9 _ . : -', value, 'string');
   }
   return value;
 }
@@ -41,7 +47,9 @@ export function policyName(owner: string, value: unknown): string {
 /** options accepts a plain options object (or undefined, read as {}). */
 export function optionsObject<T extends object>(owner: string, value: T | undefined): T | Record<string, never> {
   if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(owner, 'options', 'an object', value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TypeError(`${owner}: options must be an object, got ${describeValue(value)}`);
+  }
   return value;
 }
 
@@ -53,5 +61,5 @@ export function isCost(cost: unknown): cost is number {
 /** rejectCall throws for an invalid key or cost passed at call time: never a silent admit. */
 export function rejectCall(owner: string, key: unknown, cost: unknown): never {
   if (typeof key !== 'string') throw new TypeError(`${owner}: key must be a string, got ${describeValue(key)}`);
-  return fail(owner, 'cost', 'a positive integer', cost);
+  return fail(owner, 'cost', 'a positive integer', cost, 'number');
 }

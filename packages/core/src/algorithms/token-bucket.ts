@@ -60,12 +60,13 @@ export const tokenBucket: Algorithm<TokenBucketPolicy> = {
 /**
  * instantOf is the first whole millisecond m at which the token clock m / interval reaches `at`. The
  * product is within a millisecond of it; the two loops settle the last step with the same division the
- * decision uses, so the answer agrees with `evaluate` exactly (each runs at most once or twice).
+ * decision uses, so the answer agrees with `evaluate` exactly. Within the validated range each loop
+ * runs at most twice; the bound only keeps an absurd clock reading from spinning.
  */
 export function instantOf(at: number, interval: number): number {
   let m = Math.ceil(at * interval);
-  while (m / interval < at) m++;
-  while ((m - 1) / interval >= at) m--;
+  for (let i = 0; i < 4 && m / interval < at; i++) m++;
+  for (let i = 0; i < 4 && (m - 1) / interval >= at; i++) m--;
   return m;
 }
 

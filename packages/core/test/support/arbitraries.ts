@@ -7,9 +7,9 @@
 import fc from 'fast-check';
 import { type Case, type Target, composite, fixedWindowCase, single, slidingWindowCase, tokenBucketCase } from './subjects.js';
 
-/** Fractional and awkward rates on purpose: 1/3 and 0.769… have no exact binary interval. */
+/** Fractional and awkward rates on purpose (1/3 and 0.769… have no exact binary interval), and the extremes. */
 const refillRate = fc.oneof(
-  fc.constantFrom(0.5, 1 / 3, 0.7692307692307693, 2, 7, 16, 1000),
+  fc.constantFrom(0.5, 1 / 3, 0.7692307692307693, 2, 7, 16, 1000, 1e6, 1e-3),
   fc.double({ min: 0.05, max: 500, noNaN: true }),
 );
 
