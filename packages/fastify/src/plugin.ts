@@ -1,20 +1,23 @@
 /**
  * rateLimit is ratekeeper's Fastify 5 plugin: `fastify.register(rateLimit, options)`. Wrapped with
- * fastify-plugin, so its hooks land in the context that registers it and cover that context's routes,
- * its not-found handler and every child context registered after it (encapsulated plugins included).
+ * fastify-plugin, so its hook lands in the context that registers it and covers that context's routes,
+ * its not-found handler and all its child contexts (Fastify hands a lifecycle hook added later to the
+ * children that already exist, so registration order does not matter for coverage).
  *
  * It checks in an `onRequest` hook, before the body is read: key the request, ask the limiter once,
  * write the headers, then continue or answer (answer.ts). The hook is context-level rather than added
- * to each route in `onRoute`, which is what makes it cover 404s, and routes added to the same instance
- * before the plugin finished loading (`app.register(rateLimit); app.get(…)` without await), which
- * `onRoute` never sees.
+ * to each route in `onRoute` (the @fastify/rate-limit way), because only a context hook covers 404s and
+ * the routes `onRoute` never sees: those added to the instance before the plugin finished loading
+ * (`app.register(rateLimit); app.get(…)` without await) and those of contexts registered before it.
+ * The price is one `request.routeOptions` read per request to find the route's plan (about 0.1 µs).
  *
  * Per-route `config.rateLimit`: `false` exempts the route (no count, no headers); an options object
  * replaces the registration's plan for that route (merged over the registration options, see
  * route-limit.ts), so a request is counted exactly once, by the route's plan. Objects are prepared in
  * `onRoute`, at registration, so a bad option fails at startup naming the route and the option; one
  * object is one plan, so a GET route and its automatic HEAD route share one limiter, and so do routes
- * handed the same object. A route `onRoute` never saw is prepared on its first request instead.
+ * handed the same object. A route `onRoute` never saw is prepared on its first request instead (a bad
+ * option then reaches the error handler).
  *
  * On a synchronous limiter (the memory store) an allowed request costs the route lookup, a Decision
  * and its header strings: no promise and no closure per request.

@@ -59,6 +59,18 @@ describe('counting', () => {
     expect(notFound).toBe(2);
   });
 
+  it('leaves 404s uncounted and without headers when skip says request.is404', async () => {
+    const clock = new ManualClock(0);
+    const global = counting(roomy(clock, 'global'));
+    const app = Fastify();
+    await app.register(rateLimit, { limiter: global.limiter, skip: (req) => req.is404 });
+    app.get('/', async () => 'ok');
+    const missing = await app.inject('/missing');
+    expect([missing.statusCode, missing.headers.ratelimit]).toEqual([404, undefined]);
+    expect((await app.inject('/')).headers.ratelimit).toBe('"global";r=99;t=1');
+    expect(global.keys).toHaveLength(1);
+  });
+
   it('covers the routes and 404s of an encapsulated child context registered after it, once each', async () => {
     const clock = new ManualClock(0);
     const global = counting(roomy(clock, 'global'));

@@ -217,6 +217,11 @@ describe('validation at registration', () => {
     expect((error as Error).message).toBe(message);
   });
 
+  it('rejects an awaited register too', async () => {
+    const app = Fastify();
+    await expect(app.register(rateLimit, { capacity: 0 })).rejects.toThrow(new RangeError('TokenBucketLimiter: capacity must be a positive integer, got 0'));
+  });
+
   it('never mutates the caller options', async () => {
     const options = Object.freeze({ capacity: 2, refillPerSecond: 1 });
     const app = Fastify();
