@@ -1,0 +1,132 @@
+/**
+ * The public API is deliberate: the exact list of names src/index.ts exports (values and types, read
+ * with the TypeScript compiler), and the built package answering the same value names both to
+ * `require('@ratekeeper/core')` from a CommonJS file and to `import` from an ES module, each in a
+ * child Node process (this repository runs Node 20, where require() of ES modules is not available,
+ * so the CommonJS build has to be real). The built entries come from `pnpm build`, which the root
+ * `pnpm test` runs first. A name added or removed anywhere fails here until this list is updated.
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const VALUES = [
+  'CompositeLimiter',
+  'DEFAULT_IPV6_SUBNET',
+  'DEFAULT_MAX_KEYS',
+  'FixedWindowLimiter',
+  'Limiter',
+  'ManualClock',
+  'MemoryBinding',
+  'MemoryStore',
+  'MissingIpError',
+  'PROBLEM_CONTENT_TYPE',
+  'RateLimiterError',
+  'SlidingWindowLimiter',
+  'TokenBucketLimiter',
+  'checkIpv6Subnet',
+  'chooseLimiter',
+  'describeValue',
+  'fixedWindow',
+  'ipKey',
+  'limitField',
+  'limitedResponse',
+  'mostRestrictive',
+  'neverSatisfiable',
+  'policyField',
+  'prepareRateLimit',
+  'retryAfterSeconds',
+  'seconds',
+  'slidingWindow',
+  'step',
+  'stepOutput',
+  'systemClock',
+  'toDecision',
+  'tokenBucket',
+  'writeHeaders',
+];
+
+const TYPES = [
+  'Algorithm',
+  'AlgorithmName',
+  'AlgorithmShorthand',
+  'Clock',
+  'Decision',
+  'FixedWindowPolicy',
+  'HeaderSetter',
+  'HeaderStyle',
+  'LimitedResponse',
+  'LimiterChoice',
+  'LimiterOptions',
+  'MemoryStoreOptions',
+  'Mode',
+  'Policy',
+  'RateLimitOptions',
+  'RateLimitPlan',
+  'RateLimiter',
+  'Result',
+  'SlidingWindowPolicy',
+  'Step',
+  'StepOutput',
+  'Store',
+  'StoreBinding',
+  'TokenBucketOptions',
+  'TokenBucketPolicy',
+  'WindowOptions',
+  'WindowPolicy',
+];
+
+const index = fileURLToPath(new URL('../src/index.ts', import.meta.url));
+
+/** declaredExports lists src/index.ts's exports as [values, types], resolving re-exports. */
+function declaredExports(): [string[], string[]] {
+  const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noLib: true, types: [] };
+  const program = ts.createProgram([index], options);
+  const checker = program.getTypeChecker();
+  const module = checker.getSymbolAtLocation(program.getSourceFile(index) as ts.SourceFile) as ts.Symbol;
+  const values: string[] = [];
+  const types: string[] = [];
+  for (const symbol of checker.getExportsOfModule(module)) {
+    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    (target.flags & ts.SymbolFlags.Value ? values : types).push(symbol.name);
+  }
+  return [values.sort(), types.sort()];
+}
+
+interface Loaded {
+  node: string;
+  resolved: string;
+  names: string[];
+  decisions: boolean[];
+}
+
+function load(fixture: string): Loaded {
+  const file = fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url));
+  return JSON.parse(execFileSync(process.execPath, [file], { encoding: 'utf8', timeout: 20_000 })) as Loaded;
+}
+
+describe('public API', () => {
+  it('src/index.ts exports exactly the listed values and types', () => {
+    expect(declaredExports()).toEqual([VALUES, TYPES]);
+  });
+
+  it('the source entry exports exactly the listed values at run time', async () => {
+    expect(Object.keys(await import('../src/index.js')).sort()).toEqual(VALUES);
+  });
+
+  it('require() from a CommonJS file loads the built CommonJS entry with the same names', () => {
+    const loaded = load('require-core.cjs');
+    expect(loaded.resolved.replaceAll('\\', '/')).toMatch(/packages\/core\/dist\/cjs\/index\.js$/);
+    expect(loaded.node).toBe(process.version);
+    expect(loaded.decisions).toEqual([true, false]);
+    expect(loaded.names, 'dist/cjs is stale or incomplete: run `pnpm --filter @ratekeeper/core build`').toEqual(VALUES);
+  });
+
+  it('import from an ES module loads the built ESM entry with the same names', () => {
+    const loaded = load('import-core.mjs');
+    expect(loaded.resolved).toMatch(/packages\/core\/dist\/esm\/index\.js$/);
+    expect(loaded.decisions).toEqual([true, false]);
+    expect(loaded.names, 'dist/esm is stale or incomplete: run `pnpm --filter @ratekeeper/core build`').toEqual(VALUES);
+  });
+});
