@@ -7,11 +7,12 @@
  *
  * When redis-server is missing, `hasRedis` is false: suites skip (see ./requirements.ts), and CI fails.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 function onPath(binary: string): boolean {
   try {
@@ -24,10 +25,58 @@ function onPath(binary: string): boolean {
 
 export const hasRedis = onPath('redis-server') && onPath('redis-cli');
 
-const running = new Set<ChildProcess>();
+const running = new Set<number>();
 process.on('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
+  for (const pid of running) kill(pid, 'SIGKILL');
 });
+
+function kill(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+type LauncherMessage = { type: 'spawned'; id: number; pid?: number; error?: string } | { type: 'exited'; pid: number };
+
+/** The launcher (./launcher.mjs) forks the servers, so the test process never forks under load. */
+let launcher: ChildProcess | undefined;
+let nextId = 0;
+const exits = new Map<number, () => void>();
+
+function launcherProcess(): ChildProcess {
+  if (launcher === undefined) {
+    launcher = fork(fileURLToPath(new URL('./launcher.mjs', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    launcher.on('message', (message: LauncherMessage) => {
+      if (message.type !== 'exited') return;
+      running.delete(message.pid);
+      exits.get(message.pid)?.();
+      exits.delete(message.pid);
+    });
+    launcher.unref();
+    launcher.channel?.unref();
+  }
+  return launcher;
+}
+
+function launch(args: readonly string[]): Promise<number> {
+  const child = launcherProcess();
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: LauncherMessage) => {
+      if (message.type !== 'spawned' || message.id !== id) return;
+      child.off('message', onMessage);
+      if (message.pid === undefined) reject(new Error(`redis-server did not start: ${message.error}`));
+      else {
+        running.add(message.pid);
+        resolve(message.pid);
+      }
+    };
+    child.on('message', onMessage);
+    child.send({ id, args });
+  });
+}
 
 /** freePort finds a loopback port that is free, and (for cluster nodes) whose bus port +10000 is too. */
 export async function freePort(withBus = false): Promise<number> {
@@ -77,7 +126,7 @@ export class RedisServer {
   readonly port: number;
   readonly #args: readonly string[];
   readonly #dir: string;
-  #child: ChildProcess | undefined;
+  #pid: number | undefined;
 
   constructor(port: number, args: readonly string[] = []) {
     this.port = port;
@@ -88,10 +137,7 @@ export class RedisServer {
   /** start launches the server and resolves once it answers PING. */
   async start(): Promise<this> {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.#dir, ...this.#args];
-    const child = spawn('redis-server', args, { stdio: 'ignore' });
-    running.add(child);
-    child.once('exit', () => running.delete(child));
-    this.#child = child;
+    this.#pid = await launch(args);
     await waitFor(`redis-server on port ${this.port}`, () => ping(this.port));
     return this;
   }
@@ -106,12 +152,12 @@ export class RedisServer {
 
   /** kill sends SIGKILL and resolves once the process is gone (its script cache with it). */
   async kill(): Promise<void> {
-    const child = this.#child;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
+    const pid = this.#pid;
+    if (pid === undefined || !running.has(pid)) return;
+    const exited = new Promise<void>((resolve) => exits.set(pid, resolve));
+    kill(pid, 'SIGKILL');
     await exited;
-    this.#child = undefined;
+    this.#pid = undefined;
   }
 
   async stop(): Promise<void> {
@@ -125,8 +171,8 @@ export class RedisServer {
   }
 
   #signal(signal: NodeJS.Signals): void {
-    if (this.#child === undefined) throw new Error('redis-server is not running');
-    this.#child.kill(signal);
+    if (this.#pid === undefined) throw new Error('redis-server is not running');
+    kill(this.#pid, signal);
   }
 }
 

@@ -15,4 +15,4 @@ if (!hasRedis && !inCI) {
   );
 }
 
-export const describeRedis = hasRedis ? describe : describe.skip;
+export const describeRedis = (hasRedis ? describe : describe.skip) as typeof describe.skip;

@@ -44,9 +44,9 @@ export class WorkerPool {
     return this.#children.length;
   }
 
-  /** run sets up worker i with setups[i] (fewer setups: fewer workers), then starts all at once. */
-  async run(setups: readonly WorkerSetup[]): Promise<WorkerReport[]> {
-    const children = this.#children.slice(0, setups.length);
+  /** run sets up worker first + i with setups[i] (fewer setups: fewer workers), then starts all at once. */
+  async run(setups: readonly WorkerSetup[], first = 0): Promise<WorkerReport[]> {
+    const children = this.#children.slice(first, first + setups.length);
     await Promise.all(children.map((child, i) => this.#ask(child, { type: 'setup', ...setups[i] }, 'ready')));
     const reports = children.map((child) => this.#ask(child, { type: 'go' }, 'done'));
     return (await Promise.all(reports)) as unknown as WorkerReport[];

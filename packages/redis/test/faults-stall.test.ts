@@ -1,0 +1,129 @@
+/**
+ * A hung Redis: SIGSTOP for 2 s under steady load (200 requests/s per store over 50 keys), then
+ * SIGCONT. One store per failure policy and client runs through the same stall. Every decision must
+ * arrive within timeoutMs + 50 ms; every decision that could not have come from Redis must carry its
+ * store's policy; the 'failure' events must count exactly the decisions so marked; the fallback must
+ * enforce its own limit exactly during the stall; and from 1 s after SIGCONT on every decision must
+ * come from Redis again. The naive mutant (no timeout) runs in the same stall and must break the bound.
+ */
+import { FixedWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type FailureInfo, type FailurePolicy, RedisStore } from '../src/index.js';
+import { NaiveStore } from './mutants/naive-store.js';
+import { CLIENT_KINDS, client, closeAll, ioredis } from './support/clients.js';
+import { Load, type Sample, type Target } from './support/load.js';
+import { type RedisServer, startServer, waitFor } from './support/redis-server.js';
+import { report } from './support/report.js';
+import { describeRedis } from './support/requirements.js';
+import { immortalKeys } from './support/ttl.js';
+
+const TIMEOUT_MS = 50;
+const BOUND_MS = TIMEOUT_MS + 50;
+const STALL_MS = 2000;
+const POLICIES: readonly FailurePolicy[] = ['fallback', 'open', 'closed'];
+
+let server: RedisServer;
+const events = new Map<string, FailureInfo[]>();
+const targets: Target[] = [];
+let exactDuringStall: { admitted: number; failures: (string | undefined)[] } | undefined;
+let exactLimiter: FixedWindowLimiter<'async'>;
+let load: Load;
+let stoppedAt = 0;
+let continuedAt = 0;
+
+beforeAll(async () => {
+  server = await startServer();
+  for (const kind of CLIENT_KINDS) {
+    const c = await client(kind, server.port);
+    for (const onFailure of POLICIES) {
+      const name = `${onFailure}/${kind}`;
+      const store = new RedisStore({ client: c, onFailure, timeoutMs: TIMEOUT_MS, prefix: `rk:${onFailure}:` });
+      events.set(name, []);
+      store.on('failure', (info) => events.get(name)?.push(info));
+      const limiter = new TokenBucketLimiter({ capacity: 1000, refillPerSecond: 100, store });
+      targets.push({ name, consume: (key) => limiter.consume(key) });
+      if (onFailure === 'fallback' && kind === 'ioredis') exactLimiter = new FixedWindowLimiter({ limit: 5, windowMs: 3_600_000, store });
+    }
+  }
+  const naive = new TokenBucketLimiter({ capacity: 1000, refillPerSecond: 100, store: new NaiveStore(ioredis(server.port), 'rk:naive:') });
+  targets.push({ name: 'naive', consume: (key) => naive.consume(key) });
+  await runStall();
+});
+
+afterAll(async () => {
+  await load?.stop();
+  await closeAll();
+  await server?.stop();
+});
+
+async function runStall(): Promise<void> {
+  load = new Load(targets);
+  load.start();
+  await waitFor('warm load', () => load.samples('naive').filter((s) => s.end < Infinity).length >= 40);
+  server.pause();
+  stoppedAt = performance.now();
+  await waitFor('the store to notice the stall', () => load.samples('fallback/ioredis').some((s) => s.decision?.failure !== undefined));
+  const decisions = await Promise.all(Array.from({ length: 20 }, () => exactLimiter.consume('exact')));
+  exactDuringStall = { admitted: decisions.filter((d) => d.allowed).length, failures: decisions.map((d) => d.failure) };
+  await waitFor('the end of the stall', () => performance.now() - stoppedAt >= STALL_MS, STALL_MS + 1000);
+  server.resume();
+  continuedAt = performance.now();
+  await waitFor('1.3 s of load after SIGCONT', () => performance.now() - continuedAt >= 1300, 3000);
+  await load.stop();
+}
+
+/** Samples issued while Redis could not possibly have answered them in time. */
+function duringStall(samples: readonly Sample[]): Sample[] {
+  return samples.filter((s) => s.start >= stoppedAt && s.start + TIMEOUT_MS < continuedAt);
+}
+
+describeRedis('Redis stopped (SIGSTOP) for 2 s under load', () => {
+  for (const onFailure of POLICIES) {
+    for (const kind of CLIENT_KINDS) {
+      const name = `${onFailure}/${kind}`;
+      it(`answers every ${name} decision within ${BOUND_MS} ms`, () => {
+        const samples = load.samples(name);
+        expect(samples.length).toBeGreaterThan(500);
+        expect(samples.filter((s) => s.rejected !== undefined)).toEqual([]);
+        report('stall', name, 'slowest store latency', load.slowestStore(name).toFixed(1), 'raw', Math.max(...samples.map((s) => s.end - s.start)).toFixed(1), 'worst loop stall', load.lag.worst.toFixed(1));
+      expect(load.slowestStore(name)).toBeLessThanOrEqual(BOUND_MS);
+      });
+
+      it(`decides by '${onFailure}' during the stall and reports each such decision (${kind})`, () => {
+        const samples = load.samples(name);
+        const stalled = duringStall(samples);
+        expect(stalled.length).toBeGreaterThan(100);
+        expect(stalled.filter((s) => s.decision?.failure !== onFailure)).toEqual([]);
+        const marked = samples.filter((s) => s.decision?.failure !== undefined);
+        expect(marked.filter((s) => s.decision?.failure !== onFailure)).toEqual([]);
+        const loadEvents = events.get(name)?.filter((info) => info.policy === 'tb-1000-100');
+        expect(loadEvents?.length).toBe(marked.length);
+        if (onFailure === 'open') expect(stalled.every((s) => s.decision?.allowed)).toBe(true);
+        if (onFailure === 'closed') expect(stalled.every((s) => !s.decision?.allowed && s.decision?.retryAfterMs === 1000)).toBe(true);
+      });
+
+      it(`decides on Redis again from 1 s after SIGCONT (${name})`, () => {
+        const after = load.samples(name).filter((s) => s.start >= continuedAt + 1000);
+        expect(after.length).toBeGreaterThan(20);
+        expect(after.filter((s) => s.decision?.failure !== undefined)).toEqual([]);
+      });
+    }
+  }
+
+  it('enforces the fallback limit exactly during the stall: 5 of 20', () => {
+    expect(exactDuringStall).toEqual({ admitted: 5, failures: Array(20).fill('fallback') });
+  });
+
+  it('reports timeouts and unavailability, never an error text, for the stall', () => {
+    const reasons = new Set([...events.values()].flat().map((i) => i.reason));
+    expect([...reasons].sort()).toEqual(['timeout', 'unavailable']);
+  });
+
+  it('catches the naive mutant holding requests through the stall', () => {
+    expect(load.slowestStore('naive')).toBeGreaterThan(STALL_MS / 2);
+  });
+
+  it('leaves no key without a TTL', async () => {
+    expect(await immortalKeys(ioredis(server.port))).toEqual([]);
+  });
+});
