@@ -74,7 +74,8 @@ function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions
     }
     const outcome = limit.plan.decide(request, limit.needsIp ? request.ip : undefined);
     if (outcome === undefined) next();
-    else if (outcome instanceof Promise) outcome.then((decision: Decision) => reply.sent || finish(limit, request, reply, next, decision), next);
+    // The second `then` also catches a throw from finish, which would otherwise be an unhandled rejection.
+    else if (outcome instanceof Promise) outcome.then((decision: Decision) => reply.sent || finish(limit, request, reply, next, decision)).then(undefined, next);
     else finish(limit, request, reply, next, outcome);
   });
 }

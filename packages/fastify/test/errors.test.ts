@@ -69,6 +69,19 @@ describe('errors from user functions', () => {
   });
 });
 
+describe('a limiter whose decision cannot be written', () => {
+  const malformed = (l: TokenBucketLimiter) => decidingWith(l, (d) => ({ ...d, parts: null as never }));
+
+  it.each([
+    ['synchronous', (l: TokenBucketLimiter) => malformed(l)],
+    ['asynchronous', (l: TokenBucketLimiter) => later(malformed(l))],
+  ])('goes to the error handler, never an unhandled rejection (%s)', async (_, make) => {
+    const { app, errors } = await appWith({ limiter: make(bucket()) });
+    expect((await app.inject('/')).statusCode).toBe(500);
+    expect(errors.map((e) => e.name)).toEqual(['TypeError']);
+  });
+});
+
 describe('a limiter that rejects', () => {
   it('surfaces as a RateLimiterError whose text is not the store’s, with the cause kept for logs', async () => {
     const secret = new Error('ECONNREFUSED redis://admin:hunter2@10.0.0.5:6379');
