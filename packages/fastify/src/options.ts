@@ -26,11 +26,11 @@ export interface FastifyRateLimitOptions extends RateLimitOptions<FastifyRequest
 }
 
 /**
- * RouteRateLimitOptions are the options of one route's `config.rateLimit`. They are merged over the
- * registration options: everything not given is inherited, except the limiter. A route that names a
- * limiter (`limiter`, `algorithm`, `capacity`, `refillPerSecond`, `limit`, `windowMs`, `name`, `store`
- * or `clock`) gets its own, built from its own limiter options (a shorthand inherits the registration's
- * `store` and `clock`); a route that names none shares the registration's limiter.
+ * RouteRateLimitOptions are the options of one route's `config.rateLimit`, merged over the
+ * registration options: every behaviour option the route does not give is inherited. A route naming
+ * no limiter option shares the registration's limiter; one giving `limiter` uses it; one giving
+ * shorthand options gets its own limiter, starting from the registration's shorthand (never its name).
+ * See route-limit.ts and the README for the whole rule.
  */
 export type RouteRateLimitOptions = FastifyRateLimitOptions;
 
