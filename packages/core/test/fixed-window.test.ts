@@ -57,7 +57,7 @@ function matchesCountPerWindow(subjectFor: (c: Case) => Subject) {
       const want = { allowed, remaining: c.limit - count - (allowed ? move.cost : 0), retryAfterMs, resetAfterMs: end };
       const d = subject.consume('k', now, move.cost);
       const got = { allowed: d.allowed, remaining: d.remaining, retryAfterMs: d.retryAfterMs, resetAfterMs: d.resetAfterMs };
-      expect(got, `step ${i} at ${now}`).toEqual(want);
+      if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`step ${i} at ${now}: want ${JSON.stringify(want)} got ${JSON.stringify(got)}`);
       if (allowed) log.push({ at: now, cost: move.cost });
     }
   });

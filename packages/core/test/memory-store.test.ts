@@ -124,7 +124,7 @@ function resourcesAfterKeys(count: number, store?: () => Store<'sync'>): [string
   const before = process.getActiveResourcesInfo().sort();
   const clock = new ManualClock(T0);
   const limiters = everyLimiter(clock, store);
-  for (let i = 0; i < count; i++) for (const limiter of limiters) limiter.consume(ipv4(i));
+  for (let i = 0; i < count; i++) for (const limiter of limiters) limiter.allow(ipv4(i));
   return [before, process.getActiveResourcesInfo().sort()];
 }
 
