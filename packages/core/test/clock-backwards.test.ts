@@ -17,7 +17,7 @@ import { classicTokenBucket } from './mutants/classic-token-bucket.js';
 import { clockTrustingFixedWindow } from './mutants/window-defects.js';
 import { anyCase, costFor, fixedWindowCases, startInstant, tokenBucketCases } from './support/arbitraries.js';
 import { expectFigures } from './support/figures.js';
-import { type Case, type Subject, bindAlgorithm, realSubject } from './support/subjects.js';
+import { type Case, type Subject, bindAlgorithm, compositeSubject, realSubject } from './support/subjects.js';
 
 interface Jump {
   /** Forward step (≥ 0) or backward jump (< 0), in milliseconds. */
@@ -86,6 +86,25 @@ describe('a clock going backwards', () => {
 
   it('mints nothing while a store of 2 keys keeps dropping state', () => {
     fc.assert(mintsNothing(anyCase, (c) => realSubject(c, 2)), { numRuns: 400 });
+  });
+
+  it('leaves every figure of a composite whole and non-negative', () => {
+    const arb = fc.array(anyCase, { minLength: 2, maxLength: 3 }).chain((cases) => {
+      const widest = cases.reduce((a, b) => (a.scaleMs >= b.scaleMs ? a : b));
+      return fc.record({ cases: fc.constant(cases), start: startInstant, moves: jumps(widest) });
+    });
+    fc.assert(
+      fc.property(arb, ({ cases, start, moves }) => {
+        const subject = compositeSubject(cases);
+        let now = start;
+        for (const [i, move] of moves.entries()) {
+          now += move.dt;
+          expectFigures(subject.consume('k', now, move.cost), `step ${i} at ${now}`);
+          expectFigures(subject.peek('k', now, 1), `step ${i} peek`);
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('holds a key at an empty bucket after a long step back, and charges a short one', () => {
