@@ -71,7 +71,13 @@ export class Remote {
       const pending: Pending = { deadline: performance.now() + this.#timeoutMs, probe, resolve, settled: false };
       this.#queue.push(pending);
       if (this.#timer === undefined) this.#timer = setTimeout(this.#onTimer, this.#timeoutMs);
-      attempt().then(
+      let attempted: Promise<unknown>;
+      try {
+        attempted = attempt();
+      } catch (error) {
+        attempted = Promise.reject(error);
+      }
+      attempted.then(
         (reply) => this.#settle(pending, reply),
         (error: unknown) => this.#settle(pending, failureOf(error)),
       );

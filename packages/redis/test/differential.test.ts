@@ -3,11 +3,14 @@
  * same random histories (fast-check) run on the memory store and on Redis in client time, with the
  * same ManualClock, and every decision must be identical, field for field and bit for bit (-0 and
  * fractional figures included): for each algorithm and for composites, through ioredis and node-redis.
+ * Two classic porting mistakes (test/mutants/rewritten-scripts-client.ts) must be caught by the same
+ * property.
  */
 import { CompositeLimiter, ManualClock, MemoryStore, type RateLimiter } from '@ratekeeper/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FailureInfo, RedisStore } from '../src/index.js';
+import { LOSSY_STATE, TRUNCATED_REPLY, rewrittenScripts } from './mutants/rewritten-scripts-client.js';
 import { CLIENT_KINDS, type ClientKind, client, closeAll, ioredis } from './support/clients.js';
 import { type Spec, type Step, makeLimiter, nextInstant, specs, startInstant, steps } from './support/histories.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
@@ -15,7 +18,7 @@ import { describeRedis } from './support/requirements.js';
 import { immortalKeys } from './support/ttl.js';
 
 let server: RedisServer;
-const stores = new Map<ClientKind, RedisStore>();
+const stores = new Map<ClientKind | 'mutant', RedisStore>();
 const failures: FailureInfo[] = [];
 let run = 0;
 /** RATEKEEPER_DIFF_RUNS raises the number of histories per property (nightly runs use more). */
@@ -35,7 +38,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function replay(members: readonly Spec[], start: number, history: readonly Step[], kind: ClientKind): Promise<void> {
+async function replay(members: readonly Spec[], start: number, history: readonly Step[], kind: ClientKind | 'mutant'): Promise<void> {
   const clock = new ManualClock(start);
   const store = stores.get(kind) as RedisStore;
   const memoryStore = new MemoryStore();
@@ -65,7 +68,7 @@ async function replay(members: readonly Spec[], start: number, history: readonly
   expect(failures).toEqual([]);
 }
 
-function property(members: fc.Arbitrary<Spec[]>, kind: ClientKind) {
+function property(members: fc.Arbitrary<Spec[]>, kind: ClientKind | 'mutant') {
   return fc.asyncProperty(
     members.chain((m) => fc.tuple(fc.constant(m), startInstant, steps(m))),
     ([m, start, history]) => replay(m, start, history, kind),
@@ -86,6 +89,14 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
     }
     it(`gives identical composite decisions on memory and on Redis through ${kind}`, async () => {
       await fc.assert(property(composites, kind), { numRuns: RUNS + 10 });
+    });
+  }
+
+  for (const [name, rewrite] of [['state stored with %.14g', LOSSY_STATE], ['figures returned as Lua numbers', TRUNCATED_REPLY]] as const) {
+    it(`catches a port with ${name}`, async () => {
+      const mutant = new RedisStore({ client: rewrittenScripts(ioredis(server.port), rewrite), time: 'client', timeoutMs: 5000 });
+      stores.set('mutant', mutant);
+      await expect(fc.assert(property(specs['token-bucket'].map((s) => [s as Spec]), 'mutant'), { numRuns: 200 })).rejects.toThrow();
     });
   }
 

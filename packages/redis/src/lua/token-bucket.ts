@@ -12,8 +12,16 @@
 export const TOKEN_BUCKET_LUA = `
 local function instant_of(at, interval)
   local m = ceil(at * interval)
-  while m / interval < at do m = m + 1 end
-  while (m - 1) / interval >= at do m = m - 1 end
+  local i = 0
+  while i < 4 and m / interval < at do
+    m = m + 1
+    i = i + 1
+  end
+  i = 0
+  while i < 4 and (m - 1) / interval >= at do
+    m = m - 1
+    i = i + 1
+  end
   return m
 end
 

@@ -1,0 +1,115 @@
+/**
+ * Remote, against a scripted fake client (no Redis): every call resolves by its deadline, with the
+ * reply or a Failure, never a rejection; late replies and late rejections are swallowed; after a
+ * failure one probe at a time goes out; any answer closes the breaker; NOSCRIPT is answered by one
+ * EVAL. Timeouts here are real (tens of milliseconds): they are the store's own deadlines, not
+ * limiter time.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Send } from './client.js';
+import { Failure } from './failure.js';
+import { Remote } from './remote.js';
+
+const SCRIPT = { source: 'return 1', sha: 'e0e1f9fabfc9d4800c877a703b823ac0578ff8db' };
+
+/** A fake client: each call gets the next scripted behaviour; every call is logged. */
+function fake(...behaviours: ((args: string[]) => Promise<unknown>)[]) {
+  const calls: string[][] = [];
+  const send: Send = (args) => {
+    calls.push(args);
+    const next = behaviours.length > 1 ? behaviours.shift() : behaviours[0];
+    return (next as (args: string[]) => Promise<unknown>)(args);
+  };
+  return { send, calls };
+}
+
+const hang = () => new Promise<never>(() => {});
+const answer = (value: unknown) => () => Promise.resolve(value);
+const error = (message: string) => () => Promise.reject(new Error(message));
+const later = (ms: number, settle: 'resolve' | 'reject') => () =>
+  new Promise((resolve, reject) => setTimeout(() => (settle === 'resolve' ? resolve('late') : reject(new Error('late'))), ms));
+
+describe('Remote', () => {
+  it('answers a Failure("timeout") at the deadline when the client never answers', async () => {
+    const { send } = fake(hang);
+    const remote = new Remote(send, 20, 0);
+    const start = performance.now();
+    const outcome = await remote.eval(SCRIPT, ['k'], []);
+    expect(outcome).toBeInstanceOf(Failure);
+    expect((outcome as Failure).reason).toBe('timeout');
+    expect(performance.now() - start).toBeGreaterThanOrEqual(19);
+    expect(performance.now() - start).toBeLessThan(200);
+  });
+
+  it('swallows a reply and a rejection that arrive after the deadline', async () => {
+    const { send } = fake(later(40, 'resolve'), later(40, 'reject'));
+    const remote = new Remote(send, 10, 0);
+    const outcomes = await Promise.all([remote.eval(SCRIPT, ['a'], []), remote.eval(SCRIPT, ['b'], [])]);
+    expect(outcomes.map((o) => (o as Failure).reason)).toEqual(['timeout', 'timeout']);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+  });
+
+  it('turns a client that throws synchronously into a connection failure', async () => {
+    const remote = new Remote(() => {
+      throw new Error('The client is closed');
+    }, 20, 0);
+    expect(await remote.eval(SCRIPT, ['k'], [])).toMatchObject({ reason: 'connection' });
+  });
+
+  it('classifies an error reply as a reply failure, which leaves the breaker closed', async () => {
+    const { send, calls } = fake(error('WRONGTYPE Operation against a key'), answer([1]));
+    const remote = new Remote(send, 20, 10_000);
+    expect(await remote.eval(SCRIPT, ['k'], [])).toMatchObject({ reason: 'reply' });
+    expect(await remote.eval(SCRIPT, ['k'], [])).toEqual([1]);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('sends one probe at a time after a failure, no sooner than the probe interval', async () => {
+    const { send, calls } = fake(error('connect ECONNREFUSED'), hang);
+    const remote = new Remote(send, 20, 50);
+    expect(await remote.eval(SCRIPT, ['k'], [])).toMatchObject({ reason: 'connection' });
+    expect(await remote.eval(SCRIPT, ['k'], [])).toMatchObject({ reason: 'unavailable' });
+    expect(calls).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const probe = remote.eval(SCRIPT, ['k'], []);
+    expect(await remote.eval(SCRIPT, ['k'], [])).toMatchObject({ reason: 'unavailable' });
+    expect(await probe).toMatchObject({ reason: 'timeout' });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('closes the breaker as soon as a probe is answered', async () => {
+    const { send, calls } = fake(error('connect ECONNREFUSED'), answer([1]));
+    const remote = new Remote(send, 20, 0);
+    await remote.eval(SCRIPT, ['k'], []);
+    expect(await remote.eval(SCRIPT, ['k'], [])).toEqual([1]);
+    expect(await remote.eval(SCRIPT, ['k'], [])).toEqual([1]);
+    expect(calls).toHaveLength(3);
+  });
+
+  it('answers NOSCRIPT with one EVAL of the source, and reports a second NOSCRIPT as a reply failure', async () => {
+    const { send, calls } = fake(error('NOSCRIPT No matching script'), answer([1]));
+    const remote = new Remote(send, 20, 0);
+    expect(await remote.eval(SCRIPT, ['k'], ['x'])).toEqual([1]);
+    expect(calls).toEqual([
+      ['EVALSHA', SCRIPT.sha, '1', 'k', 'x'],
+      ['EVAL', SCRIPT.source, '1', 'k', 'x'],
+    ]);
+    const again = fake(error('NOSCRIPT No matching script'));
+    expect(await new Remote(again.send, 20, 0).eval(SCRIPT, ['k'], [])).toMatchObject({ reason: 'reply' });
+    expect(again.calls).toHaveLength(2);
+  });
+
+  it('times out each of several calls in flight by its own deadline', async () => {
+    const { send } = fake(hang);
+    const remote = new Remote(send, 40, 0);
+    const settled: string[] = [];
+    const first = remote.eval(SCRIPT, ['a'], []).then((o) => settled.push('first') && o);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const sentAt = performance.now();
+    const second = remote.command(['DEL', 'b'], 'b').then((o) => settled.push('second') && o);
+    expect(await first).toMatchObject({ reason: 'timeout' });
+    expect(await second).toMatchObject({ reason: 'timeout' });
+    expect(settled).toEqual(['first', 'second']);
+    expect(performance.now() - sentAt).toBeGreaterThanOrEqual(39);
+  });
+});

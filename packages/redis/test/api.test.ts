@@ -1,0 +1,141 @@
+/**
+ * The public surface: the exact export list, CommonJS and ESM loading on Node 20, and the contract
+ * every core limiter sees on a RedisStore (async mode, peek records nothing, reset, TTL equal to the
+ * time until empty, server time by default, client time on request, misuse caught at construction or
+ * on the first call).
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { CompositeLimiter, FixedWindowLimiter, ManualClock, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as api from '../src/index.js';
+import { RedisStore, storageKey } from '../src/index.js';
+import { closeAll, ioredis } from './support/clients.js';
+import { type RedisServer, startServer } from './support/redis-server.js';
+import { describeRedis } from './support/requirements.js';
+import { immortalKeys } from './support/ttl.js';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+
+describe('the package', () => {
+  it('exports exactly its documented names', () => {
+    expect(Object.keys(api).sort()).toEqual([
+      'CLOSED_RETRY_AFTER_MS',
+      'DEFAULT_PREFIX',
+      'DEFAULT_PROBE_INTERVAL_MS',
+      'DEFAULT_TIMEOUT_MS',
+      'MAX_RAW_KEY_LENGTH',
+      'RedisBinding',
+      'RedisStore',
+      'storageKey',
+    ]);
+  });
+
+  it('loads with require() and with import on Node 20 (the built package)', () => {
+    const probe = (code: string, type: string) =>
+      execFileSync(process.execPath, ['--input-type', type, '-e', code], { cwd: packageDir, encoding: 'utf8' }).trim();
+    expect(probe("const { RedisStore } = require('@ratekeeper/redis'); console.log(typeof RedisStore)", 'commonjs')).toBe('function');
+    expect(probe("import { RedisStore } from '@ratekeeper/redis'; console.log(typeof RedisStore)", 'module')).toBe('function');
+  });
+});
+
+let server: RedisServer;
+let redis: Redis;
+
+describeRedis('limiters on a RedisStore', () => {
+  beforeAll(async () => {
+    server = await startServer();
+    redis = ioredis(server.port);
+  });
+
+  afterAll(async () => {
+    await closeAll();
+    await server?.stop();
+  });
+
+  it('answers every call with a promise of the same figures the memory store gives', async () => {
+    const store = new RedisStore({ client: redis });
+    const limiter = new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, store });
+    expect(limiter.mode).toBe('async');
+    const pending = limiter.consume('promise');
+    expect(pending).toBeInstanceOf(Promise);
+    expect(await pending).toMatchObject({ allowed: true, limit: 2, remaining: 1, retryAfterMs: 0 });
+    expect(await limiter.allow('promise')).toBe(true);
+    expect(await limiter.peek('promise')).toMatchObject({ allowed: false, remaining: 0 });
+    expect(await limiter.allow('promise')).toBe(false);
+  });
+
+  it('records nothing on peek and clears a key on reset', async () => {
+    const store = new RedisStore({ client: redis });
+    const limiter = new FixedWindowLimiter({ limit: 3, windowMs: 60_000, store });
+    expect(await limiter.peek('peek')).toMatchObject({ allowed: true, remaining: 2 });
+    expect(await redis.exists(storageKey('rk:', 'fw-3-60000', 'peek'))).toBe(0);
+    await limiter.consume('peek');
+    await limiter.reset('peek');
+    expect(await redis.exists(storageKey('rk:', 'fw-3-60000', 'peek'))).toBe(0);
+    expect(await limiter.consume('peek')).toMatchObject({ remaining: 2 });
+  });
+
+  it("sets each key's TTL to the time until its state is empty", async () => {
+    const clock = new ManualClock(1_700_000_000_500);
+    const store = new RedisStore({ client: redis, time: 'client' });
+    const limiter = new SlidingWindowLimiter({ limit: 5, windowMs: 10_000, store, clock });
+    const decision = await limiter.consume('ttl');
+    expect(decision.resetAfterMs).toBe(19_500);
+    const pttl = await redis.pttl(storageKey('rk:', 'sw-5-10000', 'ttl'));
+    expect(pttl).toBeLessThanOrEqual(19_500);
+    expect(pttl).toBeGreaterThan(19_000);
+  });
+
+  it("reads Redis's TIME by default, whatever the limiter's clock says", async () => {
+    const epoch = new ManualClock(0);
+    const server = new FixedWindowLimiter({ limit: 5, windowMs: 60_000, store: new RedisStore({ client: redis, prefix: 'srv:' }), clock: epoch });
+    const client = new FixedWindowLimiter({ limit: 5, windowMs: 60_000, store: new RedisStore({ client: redis, prefix: 'cli:', time: 'client' }), clock: epoch });
+    await server.consume('time');
+    await client.consume('time');
+    const [seconds] = await redis.time();
+    const serverWindow = Number((await redis.get(storageKey('srv:', 'fw-5-60000', 'time')))?.split(' ')[0]);
+    expect(serverWindow).toBe(Math.floor((Number(seconds) * 1000) / 60_000) * 60_000);
+    expect(await redis.get(storageKey('cli:', 'fw-5-60000', 'time'))).toBe('0 1');
+  });
+
+  it('refuses a policy name bound twice with other parameters', () => {
+    const store = new RedisStore({ client: redis });
+    new FixedWindowLimiter({ limit: 3, windowMs: 1000, store, name: 'login' });
+    new FixedWindowLimiter({ limit: 3, windowMs: 1000, store, name: 'login' });
+    expect(() => new FixedWindowLimiter({ limit: 4, windowMs: 1000, store, name: 'login' })).toThrow(
+      'RedisStore: policy name "login" is already bound with other parameters; give each limit its own name',
+    );
+  });
+
+  it('refuses a composite whose members share a policy name, on its first call', () => {
+    const one = new RedisStore({ client: redis });
+    const two = new RedisStore({ client: redis });
+    const composite = new CompositeLimiter([
+      new FixedWindowLimiter({ limit: 3, windowMs: 1000, store: one, name: 'twin' }),
+      new FixedWindowLimiter({ limit: 3, windowMs: 1000, store: one, name: 'twin' }),
+    ]);
+    expect(() => composite.consume('k')).toThrow('RedisStore: composite members must have distinct policy names; "twin" appears twice');
+    expect(
+      () => new CompositeLimiter([new FixedWindowLimiter({ limit: 3, windowMs: 1000, store: one }), new FixedWindowLimiter({ limit: 2, windowMs: 1000, store: two })]),
+    ).toThrow(TypeError);
+  });
+
+  it('decides a composite in one script call, and a denial costs no member anything', async () => {
+    const store = new RedisStore({ client: redis });
+    const perSecond = new FixedWindowLimiter({ limit: 2, windowMs: 1_000_000, store });
+    const perMinute = new SlidingWindowLimiter({ limit: 5, windowMs: 1_000_000, store });
+    const composite = new CompositeLimiter([perSecond, perMinute]);
+    server.cli('CONFIG', 'RESETSTAT');
+    const decisions = [];
+    for (let i = 0; i < 4; i++) decisions.push(await composite.consume('both'));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, false, false]);
+    expect(server.cli('INFO', 'commandstats')).toMatch(/cmdstat_evalsha:calls=4,/);
+    expect((await perMinute.peek('both')).remaining).toBe(2);
+  });
+
+  it('leaves no key without a TTL', async () => {
+    expect(await immortalKeys(redis)).toEqual([]);
+  });
+});

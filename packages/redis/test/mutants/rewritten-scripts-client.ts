@@ -1,0 +1,26 @@
+/**
+ * MUTANTS of the Lua port, made by rewriting the scripts on their way to Redis: a client wrapper turns
+ * every EVALSHA into an EVAL of the script's source passed through `rewrite`. The differential test
+ * must catch each rewrite below, the traps a port falls into:
+ *   - LOSSY_STATE stores state with %.14g, the precision Lua's tostring and redis.call use;
+ *   - TRUNCATED_REPLY returns figures as Lua numbers, which Redis truncates to integers.
+ */
+import { SCRIPTS } from '../../src/lua/scripts.js';
+
+interface CallClient {
+  call(command: string, ...args: string[]): Promise<unknown>;
+}
+
+export const LOSSY_STATE = (source: string) => source.replace(/format\('%\.17g/g, "format('%.14g");
+export const TRUNCATED_REPLY = (source: string) => source.replace('local function num(x)', 'local function num(x) do return x end');
+
+export function rewrittenScripts(client: CallClient, rewrite: (source: string) => string): CallClient {
+  const sources = new Map(Object.values(SCRIPTS).map((s) => [s.sha, rewrite(s.source)]));
+  return {
+    call(command, ...args) {
+      const source = command === 'EVALSHA' ? sources.get(args[0] as string) : undefined;
+      if (source === undefined) return client.call(command, ...args);
+      return client.call('EVAL', source, ...args.slice(1));
+    },
+  };
+}
