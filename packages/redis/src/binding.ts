@@ -79,9 +79,11 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   }
 
   #decide(operation: Operation, key: string, now: number, cost: number, commit: boolean): Promise<Decision> {
-    const { remote } = this.backend;
-    const args = [this.backend.timeArg(now), String(cost), commit ? '1' : '0', ...this.params];
-    return remote.eval(this.#script, [this.keyOf(key)], args).then((reply) => {
+    const redisKey = this.keyOf(key);
+    const p = this.params;
+    const time = this.backend.timeArg(now);
+    const command = ['EVALSHA', this.#script.sha, '1', redisKey, time, String(cost), commit ? '1' : '0', p[0] as string, p[1] as string, p[2] as string, p[3] as string];
+    return this.backend.remote.eval(this.#script, command, redisKey).then((reply) => {
       if (isReply(reply, 1)) return decisionAt(reply, 0, this.policy);
       this.backend.report(info(operation, this.policy.name, asFailure(reply)));
       return this.decideWithout(key, now, cost, commit);

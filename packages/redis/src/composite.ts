@@ -48,10 +48,11 @@ export function decideComposite(
   commit: boolean,
 ): Promise<readonly Decision[]> {
   const tag = `${encodeKey(key)}}`;
-  const keys = plan.members.map((m) => `${m.head}${tag}`);
-  const args = [backend.timeArg(now), String(cost), commit ? '1' : '0', ...plan.params];
-  return backend.remote.eval(SCRIPTS.composite, keys, args).then((reply) => {
-    const n = plan.members.length;
+  const n = plan.members.length;
+  const command = ['EVALSHA', SCRIPTS.composite.sha, String(n)];
+  for (const member of plan.members) command.push(`${member.head}${tag}`);
+  command.push(backend.timeArg(now), String(cost), commit ? '1' : '0', ...plan.params);
+  return backend.remote.eval(SCRIPTS.composite, command, command[3] as string).then((reply) => {
     if (isReply(reply, n)) return plan.members.map((m, i) => decisionAt(reply, 4 * i, m.policy));
     backend.report(info(commit ? 'consume' : 'peek', plan.name, asFailure(reply)));
     return decideWithout(backend, fallbackStore, plan, key, now, cost, commit);

@@ -43,27 +43,20 @@ export class Remote {
     this.#probeIntervalMs = probeIntervalMs;
   }
 
-  /** eval runs `script` on `keys` and `args`, answering the reply or a Failure. */
-  eval(script: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {
-    const command = ['EVALSHA', script.sha, String(keys.length), ...keys, ...args];
-    const firstKey = keys[0] as string;
-    return this.#run(() =>
-      this.#send(command, firstKey).catch((error: unknown) => {
-        if (!isNoScript(error)) throw error;
-        const retry = command.slice();
-        retry[0] = 'EVAL';
-        retry[1] = script.source;
-        return this.#send(retry, firstKey);
-      }),
-    );
+  /**
+   * eval runs a script: `command` is ['EVALSHA', script.sha, numkeys, ...keys, ...args], answered with
+   * the reply or a Failure. On NOSCRIPT it is sent once more as EVAL with the source.
+   */
+  eval(script: Script, command: string[], firstKey: string): Promise<unknown> {
+    return this.#run(command, firstKey, script);
   }
 
   /** command runs one plain command on `key`, answering the reply or a Failure. */
   command(args: string[], key: string): Promise<unknown> {
-    return this.#run(() => this.#send(args, key));
+    return this.#run(args, key, undefined);
   }
 
-  #run(attempt: () => Promise<unknown>): Promise<unknown> {
+  #run(command: string[], firstKey: string, script: Script | undefined): Promise<unknown> {
     const probe = this.#down;
     if (probe && (this.#probing || performance.now() < this.#nextProbeAt)) return Promise.resolve(UNAVAILABLE);
     if (probe) this.#probing = true;
@@ -71,17 +64,30 @@ export class Remote {
       const pending: Pending = { deadline: performance.now() + this.#timeoutMs, probe, resolve, settled: false };
       this.#queue.push(pending);
       if (this.#timer === undefined) this.#timer = setTimeout(this.#onTimer, this.#timeoutMs);
-      let attempted: Promise<unknown>;
-      try {
-        attempted = attempt();
-      } catch (error) {
-        attempted = Promise.reject(error);
-      }
-      attempted.then(
-        (reply) => this.#settle(pending, reply),
-        (error: unknown) => this.#settle(pending, failureOf(error)),
-      );
+      this.#attempt(pending, command, firstKey, script);
     });
+  }
+
+  #attempt(pending: Pending, command: string[], firstKey: string, script: Script | undefined): void {
+    this.#sendSafely(command, firstKey).then(
+      (reply) => this.#settle(pending, reply),
+      (error: unknown) => {
+        if (script === undefined || !isNoScript(error) || pending.settled) return this.#settle(pending, failureOf(error));
+        const retry = command.slice();
+        retry[0] = 'EVAL';
+        retry[1] = script.source;
+        this.#attempt(pending, retry, firstKey, undefined);
+      },
+    );
+  }
+
+  /** sendSafely turns a client that throws synchronously into a rejected promise. */
+  #sendSafely(command: string[], firstKey: string): Promise<unknown> {
+    try {
+      return this.#send(command, firstKey);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   #settle(pending: Pending, outcome: unknown): void {
