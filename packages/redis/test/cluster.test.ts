@@ -1,7 +1,7 @@
 /**
  * Redis Cluster: a local 3-node cluster started by the test. Composites of three policies and single
- * sliding-window limiters decide random keys (braces, empty strings, long and odd Unicode keys
- * included) through ioredis's Cluster and node-redis's cluster: every decision comes from Redis, with
+ * sliding-window limiters decide random keys (braces, empty strings, long keys, any Unicode and lone
+ * surrogates included) through ioredis's Cluster and node-redis's cluster: every decision comes from Redis, with
  * no failure of any kind, CROSSSLOT included, because every key of one request shares a hash tag. A
  * client that strips the tags (the mutant) must be refused by the cluster.
  */
@@ -27,8 +27,11 @@ afterAll(async () => {
   await Promise.all(nodes.map((n) => n.stop()));
 });
 
+/** Any UTF-16 code unit, lone surrogates included. */
+const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
 const keys = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: codeUnit, maxLength: 20 }),
   fc.string({ unit: fc.constantFrom('{', '}', 'a', 'b', ':', '#'), maxLength: 12 }),
   fc.string({ minLength: 250, maxLength: 400 }),
   fc.uuid(),
