@@ -4,11 +4,16 @@
  *
  * The default answer is the precomputed problem+json bytes of the limiter (LimitedBodies): no object,
  * no JSON.stringify, no error and no stack trace on the limited path. A custom handler runs with the
- * default status already set and follows Fastify's route-handler contract: answer through `reply` and
- * return it, or return (or resolve to) a payload to send; returning undefined without having answered
- * sends the default body, with the very test Fastify applies to an async handler that resolves to
- * undefined. A throw or a rejection goes to `done(error)`, so Fastify's error handler answers it.
- * `done` is never called for an answered request, so the lifecycle stops before the body is parsed.
+ * default status already set and follows Fastify's route-handler contract exactly, so that what users
+ * know of one holds for the other:
+ * - a synchronous handler answers through `reply`, or returns a payload to send; returning undefined
+ *   means "answered" (an `onSend` hook may still be finishing that answer asynchronously, so sending
+ *   anything more would be a second response);
+ * - an asynchronous handler resolves to a payload to send, or to the reply; resolving to undefined
+ *   without having answered sends the default body, with the very test Fastify applies to an async
+ *   route handler that resolves to undefined.
+ * A throw or a rejection goes to `done(error)`, so Fastify's error handler answers it. `done` is never
+ * called for an answered request, so the lifecycle stops before the body is parsed.
  */
 import type { Decision } from '@ratekeeper/core';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
@@ -40,12 +45,15 @@ function runHandler(limit: RouteLimit, request: FastifyRequest, reply: FastifyRe
     done(error as Error);
     return;
   }
-  if (result === reply) return;
+  if (result === reply || result === undefined) return;
   if (isThenable(result)) result.then((value) => settle(limit, reply, done, decision, value), done);
   else settle(limit, reply, done, decision, result);
 }
 
-/** settle sends what the handler returned, or the default body if it neither answered nor returned. */
+/**
+ * settle sends what the handler returned; for an async handler that resolved to undefined without
+ * answering, the default body.
+ */
 function settle(limit: RouteLimit, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision, value: unknown): void {
   if (value === reply || reply.sent) return;
   try {

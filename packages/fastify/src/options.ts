@@ -12,10 +12,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 /**
  * RateLimitHandler answers a request the limiter denied, instead of the route handler, after the
  * rate-limit headers (and Retry-After) are written and the status is set to the default (429, or 503
- * when a store failing 'closed' decided). Like a Fastify route handler it either answers through
- * `reply` and returns it, or returns (or resolves to) the payload to send. Returning undefined without
- * answering sends the default problem+json body. A thrown error or a rejection goes to Fastify's error
- * handler.
+ * when a store failing 'closed' decided). Its contract is a Fastify route handler's: answer through
+ * `reply`, or return (or resolve to) the payload to send. A synchronous handler returning undefined
+ * has answered; an async one resolving to undefined without answering gets the default body. A thrown
+ * error or a rejection goes to Fastify's error handler.
  */
 export type RateLimitHandler = (request: FastifyRequest, reply: FastifyReply, decision: Decision) => unknown;
 

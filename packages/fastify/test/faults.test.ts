@@ -2,12 +2,14 @@
  * Concurrency and fault tests, each paired with the mutant it must catch: a burst of concurrent
  * requests on an asynchronous limiter admits exactly its capacity; a limiter that rejects leaks no
  * text; every kind of request (route, automatic HEAD, 404, a route added before the plugin loaded) is
- * counted exactly once.
+ * counted exactly once; a custom handler's answer finished by an asynchronous onSend hook is the only
+ * answer.
  */
 import { describe, expect, it } from 'vitest';
 import { rateLimit } from '../src/index.js';
-import { concurrentBurst, consumesPerRequest, leakedText } from './harness.js';
+import { answersWhileOnSendRuns, concurrentBurst, consumesPerRequest, leakedText } from './harness.js';
 import { bypassPlan } from './mutants/bypass-plan.js';
+import { eagerDefault } from './mutants/eager-default.js';
 import { fireAndForget } from './mutants/fire-and-forget.js';
 import { routeHooks } from './mutants/route-hooks.js';
 
@@ -46,5 +48,15 @@ describe('one consume per request', () => {
     const counts = await consumesPerRequest(routeHooks);
     expect(counts).not.toEqual(once);
     expect(counts['GET /missing']).toBe(0);
+  });
+});
+
+describe('a custom handler answering while an asynchronous onSend hook runs', () => {
+  it('is answered once, by the handler', async () => {
+    expect(await answersWhileOnSendRuns(rateLimit)).toEqual({ status: 429, body: 'slow down', onSend: 'ran', warnings: [] });
+  });
+
+  it('catches the mutant that sends the default body after a handler that returned undefined', async () => {
+    expect((await answersWhileOnSendRuns(eagerDefault)).warnings).toContain('Reply was already sent, did you forget to "return reply" in the "/" (GET) route?');
   });
 });

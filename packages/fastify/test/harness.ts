@@ -4,7 +4,8 @@
  * it measured; the tests state what the real plugin must give.
  */
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
-import Fastify, { type FastifyPluginCallback } from 'fastify';
+import { Writable } from 'node:stream';
+import Fastify, { type FastifyPluginCallback, type FastifyReply } from 'fastify';
 import type { FastifyRateLimitOptions } from '../src/index.js';
 import { counting, failing, later } from './helpers.js';
 
@@ -51,4 +52,32 @@ export async function consumesPerRequest(plugin: Plugin): Promise<Record<string,
     counts[`${method} ${url}`] = limiter.keys.length - before;
   }
   return counts;
+}
+
+/**
+ * answersWhileOnSendRuns limits one request whose synchronous custom handler answers while an
+ * asynchronous onSend hook is still running, and reports the response and every warning Fastify logged
+ * (a second answer logs "Reply was already sent").
+ */
+export async function answersWhileOnSendRuns(plugin: Plugin) {
+  const warnings: string[] = [];
+  const stream = new Writable({
+    write(line, _encoding, callback) {
+      warnings.push(JSON.parse(String(line)).msg as string);
+      callback();
+    },
+  });
+  const app = Fastify({ logger: { level: 'warn', stream } });
+  const handler = (_req: unknown, reply: FastifyReply): void => void reply.header('content-type', 'text/plain').send('slow down');
+  await app.register(plugin, { capacity: 1, refillPerSecond: 1, clock: new ManualClock(0), handler });
+  app.addHook('onSend', async (_req, reply, payload) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    reply.header('x-on-send', 'ran');
+    return payload;
+  });
+  app.get('/', async () => 'ok');
+  await app.inject('/');
+  const res = await app.inject('/');
+  for (let tick = 0; tick < 5; tick++) await new Promise((resolve) => setImmediate(resolve));
+  return { status: res.statusCode, body: res.body, onSend: res.headers['x-on-send'], warnings };
 }

@@ -117,8 +117,8 @@ describe('handler', () => {
     expect([res.statusCode, res.json()]).toEqual([503, { error: 'busy' }]);
   });
 
-  it('sends the default problem body when the handler returns without answering', async () => {
-    const { app, runs } = await limitedApp(() => undefined);
+  it('sends the default problem body when an async handler resolves without answering', async () => {
+    const { app, runs } = await limitedApp(async () => undefined);
     const res = await app.inject('/');
     expect([res.statusCode, res.headers['content-type'], res.json().status]).toEqual([429, 'application/problem+json', 429]);
     expect(runs.handler).toBe(1);
