@@ -10,8 +10,8 @@
  *
  * Errors thrown by `key`, `skip`, `cost`, `onDecision` or `handler`, a request without a usable IP
  * (missingIp: 'reject') and a limiter that failed reject the middleware's promise: Koa's error path
- * (ctx.onerror, app 'error' event) answers them, with a generic 500 body. Headers go through
- * `ctx.set`, which writes nothing once the headers are sent.
+ * (ctx.onerror, app 'error' event) answers them, with a generic 500 body. Nothing is written once
+ * `ctx.headerSent`: an answer someone else already sent ends the chain here.
  */
 import type { Context, Middleware, Next } from 'koa';
 import { type Decision, type RateLimitOptions, describeValue, limitedResponse, prepareRateLimit } from '@ratekeeper/core';
@@ -27,8 +27,10 @@ export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
   readonly handler?: (ctx: Context, decision: Decision) => void | Promise<void>;
 }
 
+// Straight to the Node response: the middleware checks ctx.headerSent first, and ctx.set would only
+// add a delegate hop and a type check per header.
 const setHeader = (ctx: Context, name: string, value: string): void => {
-  ctx.set(name, value);
+  ctx.res.setHeader(name, value);
 };
 
 /** rateLimit validates `options` and returns the middleware, for `app.use` or a router. */
