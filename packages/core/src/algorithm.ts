@@ -33,6 +33,12 @@ export interface Algorithm<P extends Policy = Policy> {
   evaluate(policy: P, state: ArrayLike<number> | undefined, offset: number, now: number, cost: number, out: StepOutput): void;
   /** emptyAt is the instant at which the state at `state[offset…]` is back to the empty state. */
   emptyAt(policy: P, state: ArrayLike<number>, offset: number): number;
+  /**
+   * admit is evaluate's verdict alone, for a held state: when evaluate would allow, it writes the same
+   * next state over `state[offset…]` and returns true; otherwise it changes nothing and returns false.
+   * It computes none of a Decision's figures, which is what keeps `allow` as cheap as a naive bucket. Optional: without it, allow evaluates.
+   */
+  admit?(policy: P, state: Float64Array, offset: number, now: number, cost: number): boolean;
 }
 
 /** stepOutput allocates a StepOutput for an algorithm's state size. */

@@ -11,14 +11,17 @@ export interface Clock {
   now(): number;
 }
 
-const origin = performance.timeOrigin;
+/** `performance` is an accessor on Node's global object: read it once, not on every call. */
+const perf = globalThis.performance;
+const origin = perf.timeOrigin;
 
 /**
  * systemClock reads the process's monotonic clock (performance.now) anchored at the epoch instant the
- * process started. It never steps backwards when the wall clock is corrected, and it never allocates.
+ * process started. It never steps backwards when the wall clock is corrected, and it allocates nothing beyond the
+ * number it returns (Node boxes every performance.now() result, as it does Date.now()).
  */
 export const systemClock: Clock = {
-  now: () => Math.floor(origin + performance.now()),
+  now: () => Math.floor(origin + perf.now()),
 };
 
 /**

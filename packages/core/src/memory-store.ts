@@ -98,6 +98,10 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
   }
 
   allow(key: string, now: number, cost: number): boolean {
+    const slot = this.#index.get(key);
+    if (slot !== undefined && now >= this.#sweptAt && this.#algorithm.admit !== undefined) {
+      return this.#algorithm.admit(this.#policy, this.#states, slot * this.#width, now, cost);
+    }
     if (!this.evaluate(key, now, cost)) return false;
     this.commit(key, now);
     return true;

@@ -39,6 +39,18 @@ export const fixedWindow: Algorithm<FixedWindowPolicy> = {
     out.ttlMs = 0;
   },
 
+  admit(policy, state, offset, now, cost) {
+    const W = policy.windowMs;
+    const stored = state[offset] as number;
+    let start = Math.floor(now / W) * W;
+    if (start < stored) start = stored;
+    const count = start === stored ? (state[offset + 1] as number) : 0;
+    if (count + cost > policy.limit) return false;
+    state[offset] = start;
+    state[offset + 1] = count + cost;
+    return true;
+  },
+
   emptyAt(policy, state, offset) {
     return (state[offset] as number) + policy.windowMs;
   },

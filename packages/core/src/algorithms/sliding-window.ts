@@ -21,20 +21,7 @@ export const slidingWindow: Algorithm<SlidingWindowPolicy> = {
   evaluate(policy, state, offset, now, cost, out) {
     const W = policy.windowMs;
     const L = policy.limit;
-    let start = Math.floor(now / W) * W;
-    let t = now;
-    let previous = 0;
-    let current = 0;
-    if (state !== undefined) {
-      const stored = state[offset] as number;
-      if (start < stored) start = t = stored;
-      if (start === stored) {
-        previous = state[offset + 1] as number;
-        current = state[offset + 2] as number;
-      } else if (start === stored + W) {
-        previous = state[offset + 2] as number;
-      }
-    }
+    read(W, state, offset, now);
     const held = previous * (W - (t - start));
     const heldUnits = Math.ceil(held / W);
     if (cost <= L && held + (current + cost) * W <= L * W) {
@@ -57,11 +44,47 @@ export const slidingWindow: Algorithm<SlidingWindowPolicy> = {
     deny(out, fitsAt === Infinity ? Infinity : Math.ceil(fitsAt - now), L - current - heldUnits, Math.ceil(emptyAt - now));
   },
 
+  admit(policy, state, offset, now, cost) {
+    const W = policy.windowMs;
+    read(W, state, offset, now);
+    if (cost > policy.limit || previous * (W - (t - start)) + (current + cost) * W > policy.limit * W) return false;
+    state[offset] = start;
+    state[offset + 1] = previous;
+    state[offset + 2] = current + cost;
+    return true;
+  },
+
   emptyAt(policy, state, offset) {
     const start = state[offset] as number;
     return (state[offset + 2] as number) > 0 ? start + 2 * policy.windowMs : start + policy.windowMs;
   },
 };
+
+/**
+ * The stored state as seen at `now`: the current window's start, the instant `t` the estimate is taken
+ * at (held at the stored window's start when the clock stepped back) and the two counts. Kept in module
+ * variables, not a returned object, so that deciding allocates nothing.
+ */
+let start = 0;
+let t = 0;
+let previous = 0;
+let current = 0;
+
+function read(W: number, state: ArrayLike<number> | undefined, offset: number, now: number): void {
+  start = Math.floor(now / W) * W;
+  t = now;
+  previous = 0;
+  current = 0;
+  if (state === undefined) return;
+  const stored = state[offset] as number;
+  if (start < stored) start = t = stored;
+  if (start === stored) {
+    previous = state[offset + 1] as number;
+    current = state[offset + 2] as number;
+  } else if (start === stored + W) {
+    previous = state[offset + 2] as number;
+  }
+}
 
 function deny(out: StepOutput, retryAfterMs: number, remaining: number, resetAfterMs: number): void {
   out.allowed = false;

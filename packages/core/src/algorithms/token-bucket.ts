@@ -52,6 +52,18 @@ export const tokenBucket: Algorithm<TokenBucketPolicy> = {
     deny(out, instantOf(allowAt, interval) - now, tokens, instantOf(base, interval) - now);
   },
 
+  admit(policy, state, offset, now, cost) {
+    const capacity = policy.capacity;
+    const u = now / policy.intervalMs;
+    const tat = state[offset] as number;
+    const earliest = tat - capacity;
+    const t = u > earliest ? u : earliest;
+    const base = tat > t ? tat : t;
+    if (cost > capacity || base + (cost - capacity) > t) return false;
+    state[offset] = base + cost;
+    return true;
+  },
+
   emptyAt(policy, state, offset) {
     return instantOf(state[offset] as number, policy.intervalMs);
   },

@@ -39,19 +39,25 @@ const OWN: Record<AlgorithmShorthand, readonly string[]> = {
 };
 const SHORTHAND = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'] as const;
 
+/** given reads an option; null is refused rather than read as "use the default". */
+function given<K extends keyof LimiterChoice>(owner: string, o: LimiterChoice, k: K): LimiterChoice[K] {
+  if (o[k] === null) throw new TypeError(`${owner}: ${k} must not be null (leave it out for the default)`);
+  return o[k];
+}
+
 /** chooseLimiter returns the caller's limiter or builds the shorthand one. */
 export function chooseLimiter(owner: string, o: LimiterChoice): RateLimiter {
-  const given = SHORTHAND.filter((k) => o[k] !== undefined);
-  if (o.limiter !== undefined) {
-    if (given.length > 0) throw new TypeError(`${owner}: give either limiter or algorithm options, not both (got limiter and ${given.join(', ')})`);
+  const present = SHORTHAND.filter((k) => given(owner, o, k) !== undefined);
+  if (given(owner, o, 'limiter') !== undefined) {
+    if (present.length > 0) throw new TypeError(`${owner}: give either limiter or algorithm options, not both (got limiter and ${present.join(', ')})`);
     const l = o.limiter as Partial<RateLimiter>;
     if (typeof l !== 'object' || l === null || typeof l.consume !== 'function' || !Array.isArray(l.policies)) {
       throw new TypeError(`${owner}: limiter must be a ratekeeper RateLimiter, got ${describeValue(o.limiter)}`);
     }
-    return o.limiter;
+    return o.limiter as RateLimiter;
   }
   const algorithm = o.algorithm ?? 'token-bucket';
-  const own = OWN[algorithm];
+  const own = Object.hasOwn(OWN, algorithm) ? OWN[algorithm] : undefined;
   if (own === undefined) {
     throw new TypeError(`${owner}: algorithm must be 'token-bucket', 'sliding-window' or 'fixed-window', got ${describeValue(algorithm)}`);
   }
