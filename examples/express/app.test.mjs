@@ -10,4 +10,4 @@ async function start(clock) {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((done) => server.close(done)) };
 }
 
-exampleSuite('Express', { start, ManualClock });
+exampleSuite('Express', { start, ManualClock, stacked: true });

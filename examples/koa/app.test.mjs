@@ -10,4 +10,4 @@ async function start(clock) {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((done) => server.close(done)) };
 }
 
-exampleSuite('Koa', { start, ManualClock });
+exampleSuite('Koa', { start, ManualClock, stacked: true });

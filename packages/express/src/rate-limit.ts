@@ -32,8 +32,9 @@ export interface ExpressRateLimitOptions extends RateLimitOptions<Request> {
 
 type Handler = NonNullable<ExpressRateLimitOptions['handler']>;
 
-const setHeader = (res: Response, name: string, value: string): void => {
-  res.setHeader(name, value);
+const setHeader = (res: Response, name: string, value: string, append: boolean): void => {
+  if (append) res.appendHeader(name, value);
+  else res.setHeader(name, value);
 };
 
 /** rateLimit validates `options` and returns the middleware, for `app.use`, a Router or one route. */

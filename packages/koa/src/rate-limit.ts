@@ -29,8 +29,9 @@ export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
 
 // Straight to the Node response: the middleware checks ctx.headerSent first, and ctx.set would only
 // add a delegate hop and a type check per header.
-const setHeader = (ctx: Context, name: string, value: string): void => {
-  ctx.res.setHeader(name, value);
+const setHeader = (ctx: Context, name: string, value: string, append: boolean): void => {
+  if (append) ctx.res.appendHeader(name, value);
+  else ctx.res.setHeader(name, value);
 };
 
 /** rateLimit validates `options` and returns the middleware, for `app.use` or a router. */

@@ -43,7 +43,7 @@ describe.each(koas)('%s', (_, Koa) => {
     expect(new Set([...global.keys, ...router.keys, ...route.keys])).toEqual(new Set(['127.0.0.1']));
   });
 
-  it('writes the headers of each limiter that counted, the innermost one last', async () => {
+  it('lists every limiter that counted in RateLimit and RateLimit-Policy, outermost first', async () => {
     const clock = new ManualClock(0);
     const app = new Koa();
     app.use(rateLimit({ limiter: new TokenBucketLimiter({ capacity: 10, refillPerSecond: 1, name: 'global', clock }) }));
@@ -51,7 +51,7 @@ describe.each(koas)('%s', (_, Koa) => {
     root.get('/one', rateLimit({ limiter: new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, name: 'route', clock }) }), (ctx) => void (ctx.body = 'one'));
     app.use(root.routes());
     const { http } = serve(app);
-    await http.get('/one').expect(200).expect('RateLimit-Policy', '"route";q=2;w=2').expect('RateLimit', '"route";r=1;t=1');
+    await http.get('/one').expect(200).expect('RateLimit-Policy', '"global";q=10;w=10, "route";q=2;w=2').expect('RateLimit', '"global";r=9;t=1, "route";r=1;t=1');
     await http.get('/other').expect(404).expect('RateLimit-Policy', '"global";q=10;w=10').expect('RateLimit', '"global";r=8;t=2');
   });
 

@@ -10,7 +10,7 @@
  *   t=<s>`. `t` is when more quota is available: the Retry-After value on a denial (so Retry-After is
  *   never earlier than `t`), the time to a full reset otherwise (never earlier than the truth).
  * - 'legacy': `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (delta seconds) of the
- *   most restrictive policy; 'both' writes both sets; false writes none (Retry-After still goes out).
+ *   most restrictive policy (replaced, not appended, by a later limiter on the same request); 'both' writes both sets; false writes none (Retry-After still goes out).
  * Values are built only from policy names (validated to a header-safe alphabet) and numbers: no key
  * and no user text ever reaches a header.
  */
@@ -20,8 +20,12 @@ import { describeValue } from '../validate.js';
 
 export type HeaderStyle = 'draft-10' | 'legacy' | 'both' | false;
 
-/** HeaderSetter writes one header on a framework's response object. */
-export type HeaderSetter<Res> = (res: Res, name: string, value: string) => void;
+/**
+ * HeaderSetter writes one header on a framework's response object. With `append`, it adds a field
+ * line instead of replacing one, so that stacked limiters (a global one and a route's) each contribute
+ * their items to the RateLimit and RateLimit-Policy Lists, as draft-10 allows (RFC 9651 §3.1).
+ */
+export type HeaderSetter<Res> = (res: Res, name: string, value: string, append: boolean) => void;
 
 export function checkHeaderStyle(owner: string, value: unknown): HeaderStyle {
   if (value === 'draft-10' || value === 'legacy' || value === 'both' || value === false) return value;
@@ -65,16 +69,16 @@ function limitItem(d: Decision): string {
  */
 export function writeHeaders<Res>(res: Res, set: HeaderSetter<Res>, decision: Decision, style: HeaderStyle, policy: string): void {
   if (style === 'draft-10' || style === 'both') {
-    set(res, 'RateLimit-Policy', policy);
-    set(res, 'RateLimit', limitField(decision));
+    set(res, 'RateLimit-Policy', policy, true);
+    set(res, 'RateLimit', limitField(decision), true);
   }
   if (style === 'legacy' || style === 'both') {
-    set(res, 'X-RateLimit-Limit', String(decision.limit));
-    set(res, 'X-RateLimit-Remaining', String(decision.remaining));
-    set(res, 'X-RateLimit-Reset', String(seconds(decision.resetAfterMs)));
+    set(res, 'X-RateLimit-Limit', String(decision.limit), false);
+    set(res, 'X-RateLimit-Remaining', String(decision.remaining), false);
+    set(res, 'X-RateLimit-Reset', String(seconds(decision.resetAfterMs)), false);
   }
   if (!decision.allowed) {
     const retry = retryAfterSeconds(decision);
-    if (retry !== undefined) set(res, 'Retry-After', String(retry));
+    if (retry !== undefined) set(res, 'Retry-After', String(retry), false);
   }
 }
