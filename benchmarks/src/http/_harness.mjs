@@ -1,19 +1,21 @@
 /**
  * The measuring loop of the HTTP benchmark, for one framework at a time.
  *
- * It starts five servers, each in its own process — bare, ratekeeper×{allow, deny} and
- * peer×{allow, deny} — warms each one up (which also spends the single request a deny server
- * admits), then runs `rounds` rounds per path. A round is one slice of each of [bare, ratekeeper,
- * peer] back to back, in an order rotated from round to round so that no library always runs right
- * after (or before) bare; every ratio and every CPU difference is taken within a round, against that
- * round's bare slice, because this machine drifts 20–30 % over tens of seconds. The allow and deny
- * rounds alternate.
+ * It starts six servers, each in its own process — bare, control (a second bare server),
+ * ratekeeper×{allow, deny} and peer×{allow, deny} — warms each one up (which also spends the single
+ * request a deny server admits), then runs `rounds` rounds per path. A round is one slice of each of
+ * [bare, ratekeeper, peer] back to back (plus control on the allow path), in an order rotated from
+ * round to round so that no library always runs right after (or before) bare; every ratio and every
+ * CPU difference is taken within a round, against that round's bare slice, because this machine
+ * drifts 20–30 % over tens of seconds. The control row is bare measured against bare: whatever it
+ * shows is the noise floor of the run. The allow and deny rounds alternate.
  *
  * A slice reads the server's `process.cpuUsage()` over IPC, runs autocannon for `sliceMs` from the
  * client process, waits `SETTLE_MS` for the server to finish closing the slice's connections, and
  * reads the CPU again: (user + system µs) ÷ completed requests is the slice's CPU µs per request. It
  * also records the machine's CPU pressure over the slice (the share of time some task waited for a
- * CPU), so a table taken on a busy machine says so.
+ * CPU), so a table taken on a busy machine says so. Before each round it waits (up to
+ * `quietWaitMs`) for a half-second in which the machine is quiet (waitForQuiet).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +23,9 @@ import { ask, startChild, stopChild } from './_children.mjs';
 
 const SERVER_FILE = fileURLToPath(new URL('./_server-child.mjs', import.meta.url));
 const SETTLE_MS = 50;
+const PROBE_MS = 500;
+/** A machine is quiet when tasks waited for a CPU less than this share of a probe. */
+export const QUIET_SHARE = 0.2;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const cpuMicros = (u) => u.user + u.system;
@@ -31,7 +36,8 @@ const cpuMicros = (u) => u.user + u.system;
  */
 function stallMicros() {
   try {
-    return Number(/total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1]);
+    const total = /total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1];
+    return total === undefined ? undefined : Number(total);
   } catch {
     return undefined;
   }
@@ -58,18 +64,43 @@ export async function measureSlice(client, server, cfg) {
   };
 }
 
-/** variantsOf lists the servers of a framework; ratekeeper is left out when its adapter is missing. */
-export function variantsOf(withRatekeeper) {
-  const libs = withRatekeeper ? ['ratekeeper', 'peer'] : ['peer'];
-  return [{ library: 'bare', path: 'allow' }, ...libs.flatMap((library) => ['allow', 'deny'].map((path) => ({ library, path })))];
+/**
+ * waitForQuiet probes the CPU pressure in PROBE_MS steps until a probe is quiet or `maxWaitMs` has
+ * passed, so that rounds start, where they can, when other work on the machine pauses. It resolves
+ * to whether the last probe was quiet, or undefined when nothing was probed (no PSI, or no wait).
+ */
+export async function waitForQuiet(maxWaitMs) {
+  if (stallMicros() === undefined || maxWaitMs === 0) return undefined;
+  for (let waited = 0; ; waited += PROBE_MS) {
+    const before = stallMicros();
+    await sleep(PROBE_MS);
+    if ((stallMicros() - before) / (PROBE_MS * 1000) < QUIET_SHARE) return true;
+    if (waited + PROBE_MS >= maxWaitMs) return false;
+  }
+}
+
+/** limitersOf lists the limited libraries of a run; ratekeeper is left out when its adapter is missing. */
+const limitersOf = (cfg) => (cfg.withRatekeeper ? ['ratekeeper', 'peer'] : ['peer']);
+
+/** variantsOf lists the servers of a framework as { library, path }. */
+export function variantsOf(cfg) {
+  const limited = limitersOf(cfg).flatMap((library) => ['allow', 'deny'].map((path) => ({ library, path })));
+  return [{ library: 'bare', path: 'allow' }, { library: 'control', path: 'allow' }, ...limited];
+}
+
+/** roundOf lists the libraries measured in one round of `path`, rotated by the round number. */
+function roundOf(cfg, path, r) {
+  const libs = ['bare', ...limitersOf(cfg), ...(path === 'allow' ? ['control'] : [])];
+  const k = r % libs.length;
+  return [...libs.slice(k), ...libs.slice(0, k)];
 }
 
 async function startServers(framework, cfg) {
   const servers = {};
   try {
-    for (const { library, path } of variantsOf(cfg.withRatekeeper)) {
-      const execArgv = cfg.profileDir !== undefined && library !== 'bare'
-        ? ['--cpu-prof', `--cpu-prof-dir=${cfg.profileDir}`, `--cpu-prof-name=${framework}-${library}-${path}.cpuprofile`]
+    for (const { library, path } of variantsOf(cfg)) {
+      const execArgv = cfg.profileDir !== undefined && library !== 'bare' && library !== 'control'
+        ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${cfg.profileDir}`, `--cpu-prof-name=${framework}-${library}-${path}.cpuprofile`]
         : [];
       const args = [framework, library, path, cfg.erlHeaders];
       const { proc, ready } = await startChild(SERVER_FILE, args, { cpu: cfg.serverCpu, execArgv });
@@ -82,35 +113,42 @@ async function startServers(framework, cfg) {
   return servers;
 }
 
-function rotate(list, by) {
-  const k = by % list.length;
-  return [...list.slice(k), ...list.slice(0, k)];
+/** reportProfiled prints how many measured requests each profiled server answered (for µs/request). */
+function reportProfiled(framework, warmed, rounds, cfg) {
+  for (const [key, warm] of Object.entries(warmed)) {
+    const [library, path] = key.split(':');
+    if (library === 'bare' || library === 'control') continue;
+    const n = rounds.filter((r) => r.path === path).reduce((sum, r) => sum + r.slices[library].requests, warm);
+    console.log(`profile ${cfg.profileDir}/${framework}-${library}-${path}.cpuprofile: ${n} requests`);
+  }
 }
 
 /**
  * benchFramework runs every round for one framework and resolves to
- * `{ framework, rounds: [{ path, slices: { bare, ratekeeper?, peer } }] }`; its servers are
+ * `{ framework, rounds: [{ path, quiet, slices: { bare, control?, ratekeeper?, peer } }] }`; its servers are
  * stopped whether it succeeds or not.
  */
 export async function benchFramework(framework, client, cfg) {
   const servers = await startServers(framework, cfg);
   try {
-    for (const server of Object.values(servers)) {
-      await measureSlice(client, server, { ...cfg, sliceMs: cfg.warmupMs });
+    const warmed = {};
+    for (const [key, server] of Object.entries(servers)) {
+      warmed[key] = (await measureSlice(client, server, { ...cfg, sliceMs: cfg.warmupMs })).requests;
     }
-    const libs = cfg.withRatekeeper ? ['bare', 'ratekeeper', 'peer'] : ['bare', 'peer'];
     const rounds = [];
     for (let r = 0; r < cfg.rounds; r++) {
       for (const path of ['allow', 'deny']) {
+        const quiet = await waitForQuiet(cfg.quietWaitMs);
         const slices = {};
-        for (const library of rotate(libs, r)) {
-          const server = servers[library === 'bare' ? 'bare:allow' : `${library}:${path}`];
+        for (const library of roundOf(cfg, path, r)) {
+          const server = servers[`${library}:${library === 'bare' || library === 'control' ? 'allow' : path}`];
           slices[library] = await measureSlice(client, server, cfg);
         }
-        rounds.push({ path, slices });
+        rounds.push({ path, quiet, slices });
         cfg.onRound?.(framework, path, r);
       }
     }
+    if (cfg.profileDir !== undefined) reportProfiled(framework, warmed, rounds, cfg);
     return { framework, rounds };
   } finally {
     await Promise.all(Object.values(servers).map((s) => stopChild(s.proc)));

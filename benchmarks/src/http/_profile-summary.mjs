@@ -1,11 +1,17 @@
 /**
  * Summarises a V8 `.cpuprofile` (from `--http-profile=DIR`, i.e. `node --cpu-prof`) for the HTTP
- * benchmark's post-mortems: `node _profile-summary.mjs <file.cpuprofile> [--top=N] [--focus=name]`.
+ * benchmark's post-mortems:
+ * `node _profile-summary.mjs <file.cpuprofile> [--top=N] [--focus=name] [--exclude=a,b] [--requests=N]`.
  *
  * Prints the top N functions by self time (file:line, share of all sampled time, ms) and, for
  * `--focus`, the inclusive time of every call-tree node whose function is named so (the middleware
- * with everything it calls), with that subtree's own top functions. Shares are of all samples,
- * idle included, so "(idle)" and "(program)" show how busy the server was. Not a section (its name
+ * with everything it calls, except below a function named in `--exclude`: the continuation a
+ * middleware calls, Express's and Fastify's `next` or koa-compose's `dispatch`, so that the rest of
+ * the request is not billed to it), with that subtree's own top functions; with `--requests`, also that
+ * inclusive time per request (sampled wall time: on a busy machine a descheduled function is billed
+ * the wait, so prefer the share of busy samples times the benchmark's CPU µs per request). Shares in
+ * the top lists are of all samples, idle included, so "(idle)" and "(program)" show how busy the
+ * server was. Not a section (its name
  * starts with "_").
  */
 import { readFileSync } from 'node:fs';
@@ -30,13 +36,16 @@ function topByLabel(nodes, self, top) {
   return [...byLabel].sort((a, b) => b[1] - a[1]).slice(0, top);
 }
 
-function subtree(root, byId) {
+function subtree(root, byId, exclude) {
   const out = [];
   const stack = [root];
   while (stack.length > 0) {
     const node = stack.pop();
     out.push(node);
-    for (const child of node.children ?? []) stack.push(byId.get(child));
+    for (const id of node.children ?? []) {
+      const child = byId.get(id);
+      if (!exclude.includes(child.callFrame.functionName)) stack.push(child);
+    }
   }
   return out;
 }
@@ -47,7 +56,7 @@ function print(title, rows, total) {
 }
 
 /** summarize prints the report for one profile file. */
-export function summarize(file, { top = 25, focus } = {}) {
+export function summarize(file, { top = 25, focus, exclude = [], requests } = {}) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   const self = selfTimes(profile);
   const total = [...self.values()].reduce((a, b) => a + b, 0);
@@ -56,13 +65,19 @@ export function summarize(file, { top = 25, focus } = {}) {
   if (focus === undefined) return;
   const roots = profile.nodes.filter((n) => n.callFrame.functionName === focus);
   const inTree = new Set();
-  for (const root of roots) for (const node of subtree(root, byId)) inTree.add(node);
+  for (const root of roots) for (const node of subtree(root, byId, exclude)) inTree.add(node);
   const focusTotal = [...inTree].reduce((a, n) => a + (self.get(n.id) ?? 0), 0);
-  print(`\n${focus}: ${roots.length} call-tree nodes, inclusive ${(focusTotal / 1000).toFixed(1)} ms (${((100 * focusTotal) / total).toFixed(2)} %)`, topByLabel([...inTree], self, top), total);
+  const idle = profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').reduce((a, n) => a + (self.get(n.id) ?? 0), 0);
+  const busyShare = `${((100 * focusTotal) / (total - idle)).toFixed(1)} % of busy samples`;
+  const perRequest = requests === undefined ? '' : `, ${(focusTotal / requests).toFixed(2)} µs (sampled wall time) per request`;
+  const title = `\n${focus}: ${roots.length} call-tree nodes, inclusive ${(focusTotal / 1000).toFixed(1)} ms (${busyShare})${perRequest}`;
+  print(title, topByLabel([...inTree], self, top), total);
 }
 
 if (process.argv[1]?.endsWith('_profile-summary.mjs')) {
   const f = flags(process.argv.slice(2));
   const files = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-  for (const file of files) summarize(file, { top: Number(f.top ?? 25), focus: f.focus });
+  const requests = f.requests === undefined ? undefined : Number(f.requests);
+  const exclude = f.exclude === undefined ? [] : f.exclude.split(',');
+  for (const file of files) summarize(file, { top: Number(f.top ?? 25), focus: f.focus, exclude, requests });
 }

@@ -5,7 +5,8 @@
  * throughput ratios to bare (with the lowest and highest round, to show the noise); the median CPU µs
  * per request; the median of the per-round CPU differences to bare; the server's median busy share
  * (CPU time ÷ wall time) and the client's (near 100 %: that side was the bottleneck); and the
- * responses seen, which must be all 200 on bare and on the allow path, all 429 on the deny path.
+ * responses seen, which must be all 200 on bare and on the allow path, all 429 on the deny path. The
+ * control row (bare against bare) shows how far from 1.00 and +0.0 noise alone moves a row.
  *
  * Targets are reported, never asserted: ≥ 0.95× bare throughput everywhere, ≤ +2 µs per allowed
  * request on Fastify and Koa, and a 429 no more expensive than bare's 200 (added µs ≤ 0).
@@ -44,19 +45,22 @@ function verdict(framework, library, path, ratio, added) {
   return misses.length === 0 ? 'met' : `MISSED (${misses.join(', ')})`;
 }
 
+const NAMES = { control: 'bare again (A/A control)' };
+
 /** summarize turns one framework's rounds into table rows. */
 export function summarize({ framework, rounds }) {
   const rows = [];
   for (const path of ['allow', 'deny']) {
     const mine = rounds.filter((r) => r.path === path);
-    for (const library of Object.keys(mine[0].slices)) {
+    const libraries = ['bare', 'ratekeeper', 'peer', 'control'].filter((l) => mine[0].slices[l] !== undefined);
+    for (const library of libraries) {
       const slices = mine.map((r) => r.slices[library]);
       const ratios = mine.map((r) => r.slices[library].rps / r.slices.bare.rps);
       const added = median(mine.map((r) => r.slices[library].cpuPerReq - r.slices.bare.cpuPerReq));
       const ratio = median(ratios);
       rows.push({
         framework, path, library,
-        name: library === 'peer' ? PEER_NAMES[framework] : library,
+        name: library === 'peer' ? PEER_NAMES[framework] : (NAMES[library] ?? library),
         rps: median(slices.map((s) => s.rps)),
         ratio, ratioLow: Math.min(...ratios), ratioHigh: Math.max(...ratios),
         cpuPerReq: median(slices.map((s) => s.cpuPerReq)),
@@ -99,5 +103,9 @@ export function formatTable(rows) {
 export function pressureNote(results) {
   const values = results.flatMap((r) => r.rounds.flatMap((round) => Object.values(round.slices).map((s) => s.pressure)));
   if (values.length === 0 || values.some((v) => !Number.isFinite(v))) return 'CPU pressure: not available (no /proc/pressure/cpu)';
-  return `CPU pressure over the slices (PSI some, other work on the machine): median ${fmt.pct(median(values))}, max ${fmt.pct(Math.max(...values))}`;
+  const rounds = results.flatMap((r) => r.rounds);
+  const quiet = rounds.filter((r) => r.quiet === true).length;
+  const probed = rounds.some((r) => r.quiet !== undefined) ? `; ${quiet} of ${rounds.length} rounds started after a quiet probe` : '';
+  return `CPU pressure over the slices (PSI some: share of time a task waited for a CPU): median ${fmt.pct(median(values))}, ` +
+    `max ${fmt.pct(Math.max(...values))}${probed}`;
 }

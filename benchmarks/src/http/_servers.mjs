@@ -22,7 +22,8 @@
 import { createServer } from 'node:http';
 
 export const FRAMEWORKS = ['express', 'fastify', 'koa'];
-export const LIBRARIES = ['bare', 'ratekeeper', 'peer'];
+/** `control` is a second bare server, measured like a limiter: the A/A noise floor of a run. */
+export const LIBRARIES = ['bare', 'control', 'ratekeeper', 'peer'];
 export const PATHS = ['allow', 'deny'];
 
 /** PEER_NAMES labels the peer limiter of each framework in reports. */
@@ -95,13 +96,14 @@ const BUILDERS = { express: expressApp, fastify: fastifyApp, koa: koaApp };
 
 /**
  * listenApp builds one variant and listens on 127.0.0.1 at a free port; it resolves to the
- * listening node:http server. `path` is ignored for `bare`.
+ * listening node:http server. `path` is ignored for `bare` and `control`.
  */
 export async function listenApp(framework, library, path, opts = {}) {
   const build = BUILDERS[framework];
   if (build === undefined) throw new TypeError(`servers: framework must be one of ${FRAMEWORKS.join(', ')}, got ${String(framework)}`);
   if (!LIBRARIES.includes(library)) throw new TypeError(`servers: library must be one of ${LIBRARIES.join(', ')}, got ${String(library)}`);
-  const server = await build(library, library === 'bare' ? 'allow' : path, opts);
+  const unlimited = library === 'bare' || library === 'control';
+  const server = await build(unlimited ? 'bare' : library, unlimited ? 'allow' : path, opts);
   if (server.listening) return server;
   await new Promise((resolve, reject) => {
     server.once('error', reject);

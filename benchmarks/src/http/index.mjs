@@ -5,12 +5,13 @@
  *
  * `run(args)` takes the command line's `--name=value` flags (see ../lib/args.mjs). Its own flags carry
  * an `http-` prefix so that the other sections' `--rounds` and the like do not reach it:
- *   --http-rounds=N        rounds per path (default 5)
- *   --http-slice-ms=N      length of one slice (default 2000)
+ *   --http-rounds=N        rounds per path (default 6)
+ *   --http-slice-ms=N      length of one slice (default 1500)
  *   --http-warmup-ms=N     warm-up slice per server (default 1500)
  *   --http-connections=N   autocannon connections (default 50)
  *   --http-frameworks=a,b  subset of express,fastify,koa
  *   --http-erl-headers=X   'default' (express-rate-limit's legacy X-RateLimit-*) or 'draft-8'
+ *   --http-quiet-wait-ms=N before each round, wait up to N ms for a quiet machine (default 2000; 0: never)
  *   --http-pin=false       do not pin the client and the servers to separate CPUs
  *   --http-profile=DIR     write a --cpu-prof profile of every limited server into DIR
  * It also runs standalone: `node benchmarks/src/http/index.mjs [flags]`. Every child process is
@@ -36,12 +37,13 @@ export function parseArgs(args = []) {
   const erlHeaders = f['http-erl-headers'] ?? 'default';
   if (erlHeaders !== 'default' && erlHeaders !== 'draft-8') throw new TypeError(`--http-erl-headers must be default or draft-8, got ${erlHeaders}`);
   return {
-    rounds: intFlag(f, 'http-rounds', 5),
-    sliceMs: intFlag(f, 'http-slice-ms', 2000),
+    rounds: intFlag(f, 'http-rounds', 6),
+    sliceMs: intFlag(f, 'http-slice-ms', 1500),
     warmupMs: intFlag(f, 'http-warmup-ms', 1500),
     connections: intFlag(f, 'http-connections', 50),
     frameworks,
     erlHeaders,
+    quietWaitMs: f['http-quiet-wait-ms'] === '0' ? 0 : intFlag(f, 'http-quiet-wait-ms', 2000),
     pin: f['http-pin'] !== 'false',
     profile: f['http-profile'],
   };
@@ -61,7 +63,8 @@ function describeSetup(opts, pinned) {
   return [
     `HTTP benchmark — ${new Date().toISOString()} — Node ${process.version}, ${cpus().length}× ${cpu}`,
     `autocannon on 127.0.0.1, ${opts.connections} connections, pipelining 1; ${opts.rounds} rounds per path of ` +
-      `[bare, ratekeeper, peer] slices of ${opts.sliceMs} ms (rotated order), ${opts.warmupMs} ms warm-up per server`,
+      `[bare, ratekeeper, peer] slices of ${opts.sliceMs} ms (rotated order), ${opts.warmupMs} ms warm-up per server, ` +
+      `up to ${opts.quietWaitMs} ms wait for a quiet machine before each round`,
     pinned ? 'client pinned to CPU 0, servers to CPU 1 (taskset)' : 'no CPU pinning: client and server share the cores',
     `express-rate-limit headers: ${opts.erlHeaders === 'draft-8' ? "standardHeaders 'draft-8', no legacy headers" : 'its defaults (legacy X-RateLimit-*, no standard headers)'}`,
   ].join('\n');
