@@ -23,12 +23,13 @@ export async function sequential(decide, n, label) {
   return times;
 }
 
-/** throughput runs `inFlight` callers for `ms`; answers { perSecond, decisions }. */
+/** throughput runs `inFlight` callers for `ms`; answers { perSecond, decisions, clientCpuUs }. */
 export async function throughput(decide, inFlight, ms, label) {
   let decisions = 0;
   let next = 0;
   const end = performance.now() + ms;
   const start = performance.now();
+  const cpu = process.cpuUsage();
   async function caller() {
     while (performance.now() < end) {
       check(await decide(key(next++)), label);
@@ -36,7 +37,8 @@ export async function throughput(decide, inFlight, ms, label) {
     }
   }
   await Promise.all(Array.from({ length: inFlight }, caller));
-  return { perSecond: decisions / ((performance.now() - start) / 1000), decisions };
+  const used = process.cpuUsage(cpu);
+  return { perSecond: decisions / ((performance.now() - start) / 1000), decisions, clientCpuUs: used.user + used.system };
 }
 
 /** redisCpuUs reads the server's user + system CPU time in microseconds. */
@@ -48,22 +50,24 @@ export async function redisCpuUs(client) {
 
 /**
  * measureAll runs `rounds` interleaved rounds over `contenders` ([label, decide]) and answers, per
- * label, { seqMedianUs, seqP99Us, perSecond: number[], cpuUsPerDecision: number[] }.
+ * label, { seqMedianUs, seqP99Us, perSecond: number[], cpuUsPerDecision, clientCpuUsPerDecision } (CPU
+ * time, not wall time: the process's own from process.cpuUsage, Redis's from INFO CPU).
  */
 export async function measureAll(client, contenders, { rounds, ms, inFlight, sequentialCalls }) {
-  const results = new Map(contenders.map(([label]) => [label, { seq: [], perSecond: [], cpu: [] }]));
+  const results = new Map(contenders.map(([label]) => [label, { seq: [], perSecond: [], cpu: [], clientCpu: [] }]));
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < contenders.length; i++) {
       const [label, decide] = contenders[(i + round) % contenders.length];
       const r = results.get(label);
       r.seq.push(...(await sequential(decide, sequentialCalls, label)));
       const cpuBefore = await redisCpuUs(client);
-      const { perSecond, decisions } = await throughput(decide, inFlight, ms, label);
+      const { perSecond, decisions, clientCpuUs } = await throughput(decide, inFlight, ms, label);
       r.cpu.push(((await redisCpuUs(client)) - cpuBefore) / decisions);
+      r.clientCpu.push(clientCpuUs / decisions);
       r.perSecond.push(perSecond);
     }
   }
   return new Map(
-    [...results].map(([label, r]) => [label, { seqMedianUs: median(r.seq), seqP99Us: quantile(r.seq, 0.99), perSecond: r.perSecond, cpuUsPerDecision: median(r.cpu) }]),
+    [...results].map(([label, r]) => [label, { seqMedianUs: median(r.seq), seqP99Us: quantile(r.seq, 0.99), perSecond: r.perSecond, cpuUsPerDecision: median(r.cpu), clientCpuUsPerDecision: median(r.clientCpu) }]),
   );
 }

@@ -1,6 +1,7 @@
 // Section redis/stores: one limit per decision on one local redis-server, every contender on the same
 // single ioredis connection: sequential latency, decisions/s with 50 calls in flight, and Redis CPU
-// per decision, beside the two floors (a bare PING loop and a naive single-EVALSHA token bucket).
+// per decision (and this process's CPU per decision), beside the two floors (a bare PING loop and a
+// naive single-EVALSHA token bucket).
 // Flags: --redis-rounds=N (default 5), --redis-ms=N per throughput phase (default 1000),
 // --redis-in-flight=N (default 50).
 import { Redis } from 'ioredis';
@@ -30,10 +31,10 @@ export async function runSection(args, list, floorLabel) {
     const rows = [...results].map(([label, r]) => {
       const [low, high] = medianInterval(r.perSecond);
       const perSecond = median(r.perSecond);
-      return [label, fixed(r.seqMedianUs, 0), fixed(r.seqP99Us, 0), grouped(perSecond), `${grouped(low)}–${grouped(high)}`, fixed(perSecond / floor, 2), fixed(r.cpuUsPerDecision, 1)];
+      return [label, fixed(r.seqMedianUs, 0), fixed(r.seqP99Us, 0), grouped(perSecond), `${grouped(low)}–${grouped(high)}`, fixed(perSecond / floor, 2), fixed(r.cpuUsPerDecision, 1), fixed(r.clientCpuUsPerDecision, 1)];
     });
     console.log(`redis-server on 127.0.0.1:${server.port}, one ioredis connection, ${options.inFlight} in flight, ${options.rounds} rounds × ${options.ms} ms, medians`);
-    console.log(formatTable(['contender', 'seq µs p50', 'seq µs p99', `decisions/s`, 'range', `× ${floorLabel.split(' (')[0]}`, 'Redis CPU µs/decision'], rows));
+    console.log(formatTable(['contender', 'seq µs p50', 'seq µs p99', `decisions/s`, 'range', `× ${floorLabel.split(' (')[0]}`, 'Redis CPU µs', 'Node CPU µs'], rows));
     return results;
   } finally {
     client.disconnect();

@@ -10,9 +10,9 @@ import type { Algorithm, Decision, Policy, StoreBinding } from '@ratekeeper/core
 import { closedDecision, decisionAt, fallbackDecision, isReply, openDecision } from './decisions.js';
 import { Failure, type FailureInfo } from './failure.js';
 import { encodeKey, keyHead } from './keys.js';
-import { ALGORITHM_CODES, SCRIPTS, type Script } from './lua/scripts.js';
+import { SCRIPTS, type Script } from './lua/scripts.js';
 import type { FailurePolicy } from './options.js';
-import type { Remote } from './remote.js';
+import type { Outcome, Remote } from './remote.js';
 
 type Operation = FailureInfo['operation'];
 
@@ -26,18 +26,18 @@ export interface Backend {
   report(info: FailureInfo): void;
 }
 
-/** scriptParams is a policy's ARGV tail: its algorithm code and three parameters. */
-export function scriptParams(policy: Policy): readonly string[] {
-  if (policy.algorithm === 'token-bucket') {
-    return [ALGORITHM_CODES[policy.algorithm], String(policy.capacity), String(policy.intervalMs), String(policy.burstMs)];
-  }
-  return [ALGORITHM_CODES[policy.algorithm], String(policy.windowMs), String(policy.limit), ''];
+/**
+ * scriptParams is a policy's two parameters, as JavaScript's String(number): capacity and refill
+ * interval for a token bucket, window and limit for the windows.
+ */
+export function scriptParams(policy: Policy): readonly [string, string] {
+  return policy.algorithm === 'token-bucket' ? [String(policy.capacity), String(policy.intervalMs)] : [String(policy.windowMs), String(policy.limit)];
 }
 
 export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'async'> {
   readonly backend: Backend;
   readonly policy: P;
-  readonly params: readonly string[];
+  readonly params: readonly [string, string];
   readonly fallback: StoreBinding<'sync'>;
   /** head is everything in this policy's keys before the encoded user key. */
   readonly head: string;
@@ -58,36 +58,37 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   }
 
   consume(key: string, now: number, cost: number): Promise<Decision> {
-    return this.#decide('consume', key, now, cost, true);
+    return this.#run(key, now, cost, true, (ended) => (isReply(ended, 1) ? decisionAt(ended, 0, this.policy) : this.#failed('consume', ended, key, now, cost, true)));
   }
 
   peek(key: string, now: number, cost: number): Promise<Decision> {
-    return this.#decide('peek', key, now, cost, false);
+    return this.#run(key, now, cost, false, (ended) => (isReply(ended, 1) ? decisionAt(ended, 0, this.policy) : this.#failed('peek', ended, key, now, cost, false)));
   }
 
   allow(key: string, now: number, cost: number): Promise<boolean> {
-    return this.#decide('allow', key, now, cost, true).then((decision) => decision.allowed);
+    return this.#run(key, now, cost, true, (ended) => (isReply(ended, 1) ? ended[0] === 1 : this.#failed('allow', ended, key, now, cost, true).allowed));
   }
 
   /** reset clears the key in Redis and in the fallback; a failure is reported and otherwise ignored. */
   reset(key: string): Promise<void> {
     this.fallback.reset(key);
     const redisKey = this.keyOf(key);
-    return this.backend.remote.command(['DEL', redisKey], redisKey).then((outcome) => {
-      if (outcome instanceof Failure) this.backend.report(info('reset', this.policy.name, outcome));
+    return this.backend.remote.command(['DEL', redisKey], redisKey, (ended) => {
+      if (ended instanceof Failure) this.backend.report(info('reset', this.policy.name, ended));
     });
   }
 
-  #decide(operation: Operation, key: string, now: number, cost: number, commit: boolean): Promise<Decision> {
+  /** #run sends this policy's script for one request: ARGV is now, cost, commit and the two parameters. */
+  #run<T>(key: string, now: number, cost: number, commit: boolean, outcome: Outcome<T>): Promise<T> {
     const redisKey = this.keyOf(key);
-    const p = this.params;
-    const time = this.backend.timeArg(now);
-    const command = ['EVALSHA', this.#script.sha, '1', redisKey, time, String(cost), commit ? '1' : '0', p[0] as string, p[1] as string, p[2] as string, p[3] as string];
-    return this.backend.remote.eval(this.#script, command, redisKey).then((reply) => {
-      if (isReply(reply, 1)) return decisionAt(reply, 0, this.policy);
-      this.backend.report(info(operation, this.policy.name, asFailure(reply)));
-      return this.decideWithout(key, now, cost, commit);
-    });
+    const [first, second] = this.params;
+    const command = ['EVALSHA', this.#script.sha, '1', redisKey, this.backend.timeArg(now), String(cost), commit ? '1' : '0', first, second];
+    return this.backend.remote.eval(this.#script, command, redisKey, outcome);
+  }
+
+  #failed(operation: Operation, ended: unknown, key: string, now: number, cost: number, commit: boolean): Decision {
+    this.backend.report(info(operation, this.policy.name, asFailure(ended)));
+    return this.decideWithout(key, now, cost, commit);
   }
 
   /** decideWithout is the failure policy's decision for this binding alone. */

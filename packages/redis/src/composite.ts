@@ -12,7 +12,7 @@ import type { Decision, StoreBinding } from '@ratekeeper/core';
 import { type Backend, RedisBinding, asFailure, info } from './binding.js';
 import { closedDecision, decisionAt, fallbackDecision, isReply, openDecision } from './decisions.js';
 import { encodeKey } from './keys.js';
-import { SCRIPTS } from './lua/scripts.js';
+import { ALGORITHM_CODES, SCRIPTS } from './lua/scripts.js';
 import type { FallbackStore } from './options.js';
 
 export interface Plan {
@@ -34,7 +34,8 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
   if (twice !== undefined) {
     throw new TypeError(`RedisStore: composite members must have distinct policy names; "${twice}" appears twice`);
   }
-  return { members, params: members.flatMap((m) => m.params), name: names.join('+'), fallbacks: members.map((m) => m.fallback) };
+  const params = members.flatMap((m) => [ALGORITHM_CODES[m.policy.algorithm], ...m.params]);
+  return { members, params, name: names.join('+'), fallbacks: members.map((m) => m.fallback) };
 }
 
 /** decideComposite runs the composite script and, when Redis cannot answer, the failure policy. */
@@ -52,9 +53,9 @@ export function decideComposite(
   const command = ['EVALSHA', SCRIPTS.composite.sha, String(n)];
   for (const member of plan.members) command.push(`${member.head}${tag}`);
   command.push(backend.timeArg(now), String(cost), commit ? '1' : '0', ...plan.params);
-  return backend.remote.eval(SCRIPTS.composite, command, command[3] as string).then((reply) => {
-    if (isReply(reply, n)) return plan.members.map((m, i) => decisionAt(reply, 4 * i, m.policy));
-    backend.report(info(commit ? 'consume' : 'peek', plan.name, asFailure(reply)));
+  return backend.remote.eval(SCRIPTS.composite, command, command[3] as string, (ended) => {
+    if (isReply(ended, n)) return plan.members.map((m, i) => decisionAt(ended, 4 * i, m.policy));
+    backend.report(info(commit ? 'consume' : 'peek', plan.name, asFailure(ended)));
     return decideWithout(backend, fallbackStore, plan, key, now, cost, commit);
   });
 }

@@ -65,7 +65,7 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     if (!Object.hasOwn(SCRIPTS, algorithm.name) || algorithm.name !== policy.algorithm) {
       throw new TypeError(`RedisStore: no script for algorithm ${JSON.stringify(algorithm.name)}`);
     }
-    const signature = scriptParams(policy).join(' ');
+    const signature = `${policy.algorithm} ${scriptParams(policy).join(' ')}`;
     const bound = this.#signatures.get(policy.name);
     if (bound !== undefined && bound !== signature) {
       throw new TypeError(`RedisStore: policy name "${policy.name}" is already bound with other parameters; give each limit its own name`);

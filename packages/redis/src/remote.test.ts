@@ -23,6 +23,9 @@ function fake(...behaviours: ((args: string[]) => Promise<unknown>)[]) {
   return { send, calls };
 }
 
+/** same is the outcome that hands back the reply or Failure as it is. */
+const same = (ended: unknown) => ended;
+
 /** evalsha is the command that runs SCRIPT on `key`. */
 const evalsha = (key: string) => ['EVALSHA', SCRIPT.sha, '1', key];
 
@@ -37,7 +40,7 @@ describe('Remote', () => {
     const { send } = fake(hang);
     const remote = new Remote(send, 20, 0);
     const start = performance.now();
-    const outcome = await remote.eval(SCRIPT, evalsha('k'), 'k');
+    const outcome = await remote.eval(SCRIPT, evalsha('k'), 'k', same);
     expect(outcome).toBeInstanceOf(Failure);
     expect((outcome as Failure).reason).toBe('timeout');
     expect(performance.now() - start).toBeGreaterThanOrEqual(19);
@@ -47,7 +50,7 @@ describe('Remote', () => {
   it('swallows a reply and a rejection that arrive after the deadline', async () => {
     const { send } = fake(later(40, 'resolve'), later(40, 'reject'));
     const remote = new Remote(send, 10, 0);
-    const outcomes = await Promise.all([remote.eval(SCRIPT, evalsha('a'), 'a'), remote.eval(SCRIPT, evalsha('b'), 'b')]);
+    const outcomes = await Promise.all([remote.eval(SCRIPT, evalsha('a'), 'a', same), remote.eval(SCRIPT, evalsha('b'), 'b', same)]);
     expect(outcomes.map((o) => (o as Failure).reason)).toEqual(['timeout', 'timeout']);
     await new Promise((resolve) => setTimeout(resolve, 60));
   });
@@ -56,26 +59,26 @@ describe('Remote', () => {
     const remote = new Remote(() => {
       throw new Error('The client is closed');
     }, 20, 0);
-    expect(await remote.eval(SCRIPT, evalsha('k'), 'k')).toMatchObject({ reason: 'connection' });
+    expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toMatchObject({ reason: 'connection' });
   });
 
   it('classifies an error reply as a reply failure, which leaves the breaker closed', async () => {
     const { send, calls } = fake(error('WRONGTYPE Operation against a key'), answer([1]));
     const remote = new Remote(send, 20, 10_000);
-    expect(await remote.eval(SCRIPT, evalsha('k'), 'k')).toMatchObject({ reason: 'reply' });
-    expect(await remote.eval(SCRIPT, evalsha('k'), 'k')).toEqual([1]);
+    expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toMatchObject({ reason: 'reply' });
+    expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toEqual([1]);
     expect(calls).toHaveLength(2);
   });
 
   it('sends one probe at a time after a failure, no sooner than the probe interval', async () => {
     const { send, calls } = fake(error('connect ECONNREFUSED'), hang);
     const remote = new Remote(send, 20, 50);
-    expect(await remote.eval(SCRIPT, evalsha('k'), 'k')).toMatchObject({ reason: 'connection' });
-    expect(await remote.eval(SCRIPT, evalsha('k'), 'k')).toMatchObject({ reason: 'unavailable' });
+    expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toMatchObject({ reason: 'connection' });
+    expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toMatchObject({ reason: 'unavailable' });
     expect(calls).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 60));
-    const probe = remote.eval(SCRIPT, evalsha('k'), 'k');
-    expect(await remote.eval(SCRIPT, evalsha('k'), 'k')).toMatchObject({ reason: 'unavailable' });
+    const probe = remote.eval(SCRIPT, evalsha('k'), 'k', same);
+    expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toMatchObject({ reason: 'unavailable' });
     expect(await probe).toMatchObject({ reason: 'timeout' });
     expect(calls).toHaveLength(2);
   });
@@ -83,22 +86,22 @@ describe('Remote', () => {
   it('closes the breaker as soon as a probe is answered', async () => {
     const { send, calls } = fake(error('connect ECONNREFUSED'), answer([1]));
     const remote = new Remote(send, 20, 0);
-    await remote.eval(SCRIPT, evalsha('k'), 'k');
-    expect(await remote.eval(SCRIPT, evalsha('k'), 'k')).toEqual([1]);
-    expect(await remote.eval(SCRIPT, evalsha('k'), 'k')).toEqual([1]);
+    await remote.eval(SCRIPT, evalsha('k'), 'k', same);
+    expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toEqual([1]);
+    expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toEqual([1]);
     expect(calls).toHaveLength(3);
   });
 
   it('answers NOSCRIPT with one EVAL of the source, and reports a second NOSCRIPT as a reply failure', async () => {
     const { send, calls } = fake(error('NOSCRIPT No matching script'), answer([1]));
     const remote = new Remote(send, 20, 0);
-    expect(await remote.eval(SCRIPT, ['EVALSHA', SCRIPT.sha, '1', 'k', 'x'], 'k')).toEqual([1]);
+    expect(await remote.eval(SCRIPT, ['EVALSHA', SCRIPT.sha, '1', 'k', 'x'], 'k', same)).toEqual([1]);
     expect(calls).toEqual([
       ['EVALSHA', SCRIPT.sha, '1', 'k', 'x'],
       ['EVAL', SCRIPT.source, '1', 'k', 'x'],
     ]);
     const again = fake(error('NOSCRIPT No matching script'));
-    expect(await new Remote(again.send, 20, 0).eval(SCRIPT, evalsha('k'), 'k')).toMatchObject({ reason: 'reply' });
+    expect(await new Remote(again.send, 20, 0).eval(SCRIPT, evalsha('k'), 'k', same)).toMatchObject({ reason: 'reply' });
     expect(again.calls).toHaveLength(2);
   });
 
@@ -106,10 +109,10 @@ describe('Remote', () => {
     const { send } = fake(hang);
     const remote = new Remote(send, 40, 0);
     const settled: string[] = [];
-    const first = remote.eval(SCRIPT, evalsha('a'), 'a').then((o) => settled.push('first') && o);
+    const first = remote.eval(SCRIPT, evalsha('a'), 'a', same).then((o) => settled.push('first') && o);
     await new Promise((resolve) => setTimeout(resolve, 20));
     const sentAt = performance.now();
-    const second = remote.command(['DEL', 'b'], 'b').then((o) => settled.push('second') && o);
+    const second = remote.command(['DEL', 'b'], 'b', same).then((o) => settled.push('second') && o);
     expect(await first).toMatchObject({ reason: 'timeout' });
     expect(await second).toMatchObject({ reason: 'timeout' });
     expect(settled).toEqual(['first', 'second']);

@@ -13,6 +13,7 @@ import * as api from '../src/index.js';
 import { RedisStore, storageKey } from '../src/index.js';
 import { closeAll, ioredis } from './support/clients.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
+import { readState } from './support/state.js';
 import { describeRedis } from './support/requirements.js';
 import { immortalKeys } from './support/ttl.js';
 
@@ -95,9 +96,9 @@ describeRedis('limiters on a RedisStore', () => {
     await server.consume('time');
     await client.consume('time');
     const [seconds] = await redis.time();
-    const serverWindow = Number((await redis.get(storageKey('srv:', 'fw-5-60000', 'time')))?.split(' ')[0]);
+    const [serverWindow] = (await readState(redis, storageKey('srv:', 'fw-5-60000', 'time'))) ?? [];
     expect(serverWindow).toBe(Math.floor((Number(seconds) * 1000) / 60_000) * 60_000);
-    expect(await redis.get(storageKey('cli:', 'fw-5-60000', 'time'))).toBe('0 1');
+    expect(await readState(redis, storageKey('cli:', 'fw-5-60000', 'time'))).toEqual([0, 1]);
   });
 
   it('refuses a policy name bound twice with other parameters', () => {

@@ -1,9 +1,9 @@
 /**
  * Redis Cluster: a local 3-node cluster started by the test. Composites of three policies and single
  * sliding-window limiters decide random keys (braces, empty strings, long keys, any Unicode and lone
- * surrogates included) through ioredis's Cluster and node-redis's cluster: every decision comes from Redis, with
- * no failure of any kind, CROSSSLOT included, because every key of one request shares a hash tag. A
- * client that strips the tags (the mutant) must be refused by the cluster.
+ * surrogates included) through ioredis's Cluster and node-redis's cluster: every decision comes from
+ * Redis, with no failure of any kind, CROSSSLOT included, because every key of one request shares a
+ * hash tag. A client that strips the tags (the mutant) must be refused by the cluster.
  */
 import { CompositeLimiter, type Decision, FixedWindowLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import fc from 'fast-check';

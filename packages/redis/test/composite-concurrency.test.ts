@@ -14,6 +14,7 @@ import { closeAll, ioredis } from './support/clients.js';
 import type { Spec } from './support/histories.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
+import { readState } from './support/state.js';
 import { immortalKeys } from './support/ttl.js';
 import { WorkerPool, type WorkerReport, type WorkerSetup } from './support/workers.js';
 
@@ -64,9 +65,9 @@ async function runComposite(composite: 'atomic' | 'parallel-union', prefix: stri
 
 /** counted reads what each member recorded for `user`: the fixed window's count, the sliding window's current. */
 async function counted(user: string): Promise<[number, number]> {
-  const fixed = await redis.get(storageKey('rk:', 'fw-10-1000000000000', user));
-  const sliding = await redis.get(storageKey('rk:', 'sw-8-1000000000000', user));
-  return [Number(fixed?.split(' ')[1] ?? 0), Number(sliding?.split(' ')[2] ?? 0)];
+  const fixed = await readState(redis, storageKey('rk:', 'fw-10-1000000000000', user));
+  const sliding = await readState(redis, storageKey('rk:', 'sw-8-1000000000000', user));
+  return [fixed?.[1] ?? 0, sliding?.[2] ?? 0];
 }
 
 function admittedByUser(reports: readonly WorkerReport[]): Map<string, number> {

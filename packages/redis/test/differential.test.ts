@@ -92,7 +92,7 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
     });
   }
 
-  for (const [name, rewrite] of [['state stored with %.14g', LOSSY_STATE], ['figures returned as Lua numbers', TRUNCATED_REPLY]] as const) {
+  for (const [name, rewrite] of [['state stored in single precision', LOSSY_STATE], ['figures returned as Lua numbers', TRUNCATED_REPLY]] as const) {
     it(`catches a port with ${name}`, async () => {
       const mutant = new RedisStore({ client: rewrittenScripts(ioredis(server.port), rewrite), time: 'client', timeoutMs: 5000 });
       stores.set('mutant', mutant);

@@ -7,14 +7,18 @@
  *   KEYS       one key per policy; a composite's keys share one hash tag, hence one cluster slot.
  *   ARGV[1]    `now` in epoch ms as JavaScript's String(number), or '' to read the server's TIME.
  *   ARGV[2]    the cost; ARGV[3] '1' to record an admitted request, '0' to only decide (peek).
- *   ARGV[4…]   per policy: an algorithm code ('t', 's', 'f') and three parameters (String(number)).
+ *   ARGV[4…]   the policy's two parameters (String(number)): capacity and refill interval (ms) for a
+ *              token bucket, window (ms) and limit for the windows. A composite sends, per policy,
+ *              an algorithm code ('t', 's', 'f') and then its two parameters.
  * Reply: four values per policy: allowed (1/0), remaining, retryAfterMs, resetAfterMs. Each number is
  * an integer reply when it is a safe integer other than -0, else a %.17g string ('inf' for Infinity),
  * because Redis truncates a Lua number to an integer on the way out.
  *
  * A denied request writes nothing. An admitted one writes each state with SET … PX ttl, so every key
- * carries the TTL after which its state is empty: no key is ever left without one. Parameters are
- * parsed with tonumber, which reads JavaScript's shortest round-trip digits back to the same double.
+ * carries the TTL after which its state is empty: no key is ever left without one. State is binary,
+ * little-endian doubles packed with struct.pack (exact, and far cheaper than %.17g text and parsing
+ * it back); a value of the wrong length is foreign data (RKCORRUPT). Parameters are parsed with
+ * tonumber, which reads JavaScript's shortest round-trip digits back to the same double.
  */
 import { createHash } from 'node:crypto';
 import { FIXED_WINDOW_LUA } from './fixed-window.js';
@@ -26,18 +30,23 @@ export interface Script {
   readonly sha: string;
 }
 
-/** MAX_PX caps a TTL at 2^53 ms so that PX stays a valid integer for absurd policies. */
+/**
+ * MAX_PX caps a TTL just below 10^14 ms (about 3,170 years): redis.call turns a Lua number into text
+ * with %.14g, exact for every integer below 10^14, so PX needs no string formatting.
+ */
 const PRELUDE = `
-local floor, ceil, format, match, tonumber = math.floor, math.ceil, string.format, string.match, tonumber
+local floor, ceil, format, tonumber = math.floor, math.ceil, string.format, tonumber
+local pack, unpack = struct.pack, struct.unpack
 local INF = math.huge
-local MAX_PX = 9007199254740992
+local MAX_SAFE = 9007199254740992
+local MAX_PX = 99999999999999
 
 local function corrupt()
   error({ err = 'RKCORRUPT the key holds a value ratekeeper did not write' })
 end
 
 local function num(x)
-  if x == floor(x) and x > -MAX_PX and x < MAX_PX and (x ~= 0 or 1 / x > 0) then return x end
+  if x == floor(x) and x > -MAX_SAFE and x < MAX_SAFE and (x ~= 0 or 1 / x > 0) then return x end
   return format('%.17g', x)
 end
 
@@ -45,7 +54,7 @@ local function px(ttl)
   local ms = ceil(ttl)
   if not (ms >= 1) then ms = 1 end
   if ms > MAX_PX then ms = MAX_PX end
-  return format('%.0f', ms)
+  return ms
 end
 
 local now
@@ -61,7 +70,7 @@ local commit = ARGV[3] == '1'
 
 /** SINGLE_BODY decides one policy; STEP is replaced by the algorithm's function. */
 const SINGLE_BODY = `
-local ok, remaining, retry, reset, ttl, state = STEP(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))
+local ok, remaining, retry, reset, ttl, state = STEP(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[4]), tonumber(ARGV[5]))
 if ok and commit then redis.call('SET', KEYS[1], state, 'PX', px(ttl)) end
 if ok then ok = 1 else ok = 0 end
 return { ok, num(remaining), num(retry), num(reset) }
@@ -78,9 +87,9 @@ local n = #KEYS
 local oks, rems, retries, resets, ttls, states = {}, {}, {}, {}, {}, {}
 local all = true
 for i = 1, n do
-  local j = 4 * i
+  local j = 3 * i + 1
   oks[i], rems[i], retries[i], resets[i], ttls[i], states[i] =
-    steps[ARGV[j]](redis.call('GET', KEYS[i]), now, cost, tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]), tonumber(ARGV[j + 3]))
+    steps[ARGV[j]](redis.call('GET', KEYS[i]), now, cost, tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]))
   if not oks[i] then all = false end
 end
 if all and commit then

@@ -4,8 +4,9 @@
  * bit-identical decisions. Keep the two in lockstep.
  *
  * `sw(raw, now, cost, windowMs, limit)` returns allowed, remaining, retryAfterMs, resetAfterMs, ttlMs
- * and the next state. State is "start previous current", three %.17g numbers; anything else under the
- * key is foreign data and aborts the script (the store's failure policy then decides that key).
+ * and the next state. State is [start, previous, current] as three little-endian doubles (24 bytes);
+ * anything else under the key is foreign data and aborts the script (the store's failure policy then
+ * decides that key).
  */
 export const SLIDING_WINDOW_LUA = `
 local function sw(raw, now, cost, W, L)
@@ -13,9 +14,9 @@ local function sw(raw, now, cost, W, L)
   local t = now
   local previous, current = 0, 0
   if raw then
-    local a, b, c = match(raw, '^(%S+) (%S+) (%S+)$')
-    local stored, p, q = tonumber(a), tonumber(b), tonumber(c)
-    if not (stored and p and q) then corrupt() end
+    if #raw ~= 24 then corrupt() end
+    local stored, p, q = unpack('<ddd', raw)
+    if stored ~= stored then corrupt() end
     if start < stored then
       start = stored
       t = stored
@@ -31,7 +32,7 @@ local function sw(raw, now, cost, W, L)
   local heldUnits = ceil(held / W)
   if cost <= L and held + (current + cost) * W <= L * W then
     local reset = start + 2 * W - now
-    return true, L - current - cost - heldUnits, 0, reset, reset, format('%.17g %.17g %.17g', start, previous, current + cost)
+    return true, L - current - cost - heldUnits, 0, reset, reset, pack('<ddd', start, previous, current + cost)
   end
   local fitsAt = INF
   if cost <= L then

@@ -7,7 +7,8 @@
  * `tb(raw, now, cost, capacity, interval)` takes the stored state (a string, or false for a missing
  * key) and returns allowed, remaining, retryAfterMs, resetAfterMs, ttlMs and the next state (a string,
  * only when allowed). State is one number, the theoretical arrival time on the token clock
- * (now / interval), written with %.17g so that it reads back exactly. `instant_of` is core's instantOf.
+ * (now / interval), stored as 8 bytes (a little-endian double, struct.pack '<d'): exact, and cheaper
+ * than formatting text. `instant_of` is core's instantOf.
  */
 export const TOKEN_BUCKET_LUA = `
 local function instant_of(at, interval)
@@ -35,8 +36,9 @@ local function tb(raw, now, cost, capacity, interval)
   local u = now / interval
   local tat = u
   if raw then
-    tat = tonumber(raw)
-    if not tat then corrupt() end
+    if #raw ~= 8 then corrupt() end
+    tat = unpack('<d', raw)
+    if tat ~= tat then corrupt() end
   end
   local earliest = tat - capacity
   local t
@@ -51,7 +53,7 @@ local function tb(raw, now, cost, capacity, interval)
     local remaining
     if tokens > cost then remaining = tokens - cost else remaining = 0 end
     local reset = instant_of(nxt, interval) - now
-    return true, remaining, 0, reset, reset, format('%.17g', nxt)
+    return true, remaining, 0, reset, reset, pack('<d', nxt)
   end
   return tb_deny(instant_of(allowAt, interval) - now, tokens, instant_of(base, interval) - now)
 end
