@@ -1,7 +1,11 @@
 /**
  * LimitedBodies remembers the default limited response (core's `limitedResponse`) of one limiter as
  * ready bytes, so that answering a 429 costs a lookup instead of building and stringifying a JSON
- * object and encoding it: a 429 must cost no more than the server's ordinary 200.
+ * object and encoding it: a 429 must cost no more than the server's ordinary 200. Bytes rather than
+ * the JSON string, because Fastify sends a Buffer as it is, while a string under a JSON content type
+ * is re-examined per response to append `; charset=utf-8` (a different header from the other
+ * adapters' `application/problem+json`, at a cost). The Buffers are shared by every 429 of the
+ * limiter: an onSend hook must not write into a payload Buffer in place.
  *
  * The body of a limitedResponse depends only on the failure kind, the Retry-After seconds and which of
  * the limiter's policies were violated. A decision whose policies are the limiter's own (always, for
