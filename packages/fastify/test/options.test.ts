@@ -4,7 +4,7 @@
  * composite member; legacy only when asked) and validation when the plugin loads.
  */
 import { CompositeLimiter, ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
-import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type InjectOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { type FastifyRateLimitOptions, rateLimit } from '../src/index.js';
 import { counting, rateLimitHeaders } from './helpers.js';
@@ -122,6 +122,20 @@ describe('handler', () => {
     const res = await app.inject('/');
     expect([res.statusCode, res.headers['content-type'], res.json().status]).toEqual([429, 'application/problem+json', 429]);
     expect(runs.handler).toBe(1);
+  });
+
+  it('leaves a hijacked reply alone, from a synchronous and an async handler', async () => {
+    const raw = (reply: FastifyReply) => {
+      reply.hijack();
+      reply.raw.writeHead(429, { 'content-type': 'text/plain' });
+      reply.raw.end('raw answer');
+    };
+    for (const handler of [(_req: FastifyRequest, reply: FastifyReply) => raw(reply), async (_req: FastifyRequest, reply: FastifyReply) => raw(reply)]) {
+      const { app, runs } = await limitedApp(handler);
+      const res = await app.inject('/');
+      expect([res.statusCode, res.body]).toEqual([429, 'raw answer']);
+      expect(runs.handler).toBe(1);
+    }
   });
 
   it('hands a thrown error and a rejection to the error handler, and the server keeps serving', async () => {
