@@ -1,10 +1,10 @@
 /**
  * Composite decisions on Redis: several policies for one request in ONE script call, all or nothing
- * (see the composite script in lua/scripts.ts). Every member's key carries the same hash tag, so the
- * call is legal on Redis Cluster.
+ * (see lua/composite-script.ts). Every member's key carries the same hash tag, so the call is legal
+ * on Redis Cluster.
  *
- * A plan (the member list, the ARGV tail, the fallback bindings) is built once per bindings array,
- * which CompositeLimiter passes unchanged on every call. Building it checks that every member is a
+ * A plan (the script, the members, the ARGV tail, the fallback bindings) is built once per bindings
+ * array, which CompositeLimiter passes unchanged on every call. Building it checks that every member is a
  * binding of this store and that no two share a policy name (they would share a key): violations are
  * programming errors and throw a TypeError on the first call.
  */
@@ -12,10 +12,12 @@ import type { Decision, StoreBinding } from '@ratekeeper/core';
 import { type Backend, RedisBinding, asFailure, info } from './binding.js';
 import { closedDecision, decisionAt, fallbackDecision, isReply, openDecision } from './decisions.js';
 import { encodeKey } from './keys.js';
-import { ALGORITHM_CODES, SCRIPTS } from './lua/scripts.js';
+import { MAX_MEMBERS, compositeScript } from './lua/composite-script.js';
+import type { Script } from './lua/scripts.js';
 import type { FallbackStore } from './options.js';
 
 export interface Plan {
+  readonly script: Script;
   readonly members: readonly RedisBinding[];
   readonly params: readonly string[];
   readonly name: string;
@@ -34,8 +36,11 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
   if (twice !== undefined) {
     throw new TypeError(`RedisStore: composite members must have distinct policy names; "${twice}" appears twice`);
   }
-  const params = members.flatMap((m) => [ALGORITHM_CODES[m.policy.algorithm], ...m.params]);
-  return { members, params, name: names.join('+'), fallbacks: members.map((m) => m.fallback) };
+  if (members.length > MAX_MEMBERS) {
+    throw new TypeError(`RedisStore: a composite may have at most ${MAX_MEMBERS} members, got ${members.length}`);
+  }
+  const script = compositeScript(members.map((m) => m.policy.algorithm));
+  return { script, members, params: members.flatMap((m) => m.params), name: names.join('+'), fallbacks: members.map((m) => m.fallback) };
 }
 
 /** decideComposite runs the composite script and, when Redis cannot answer, the failure policy. */
@@ -50,10 +55,10 @@ export function decideComposite(
 ): Promise<readonly Decision[]> {
   const tag = `${encodeKey(key)}}`;
   const n = plan.members.length;
-  const command = ['EVALSHA', SCRIPTS.composite.sha, String(n)];
+  const command = ['EVALSHA', plan.script.sha, String(n)];
   for (const member of plan.members) command.push(`${member.head}${tag}`);
   command.push(backend.timeArg(now), String(cost), commit ? '1' : '0', ...plan.params);
-  return backend.remote.eval(SCRIPTS.composite, command, command[3] as string, (ended) => {
+  return backend.remote.eval(plan.script, command, command[3] as string, (ended) => {
     if (isReply(ended, n)) return plan.members.map((m, i) => decisionAt(ended, 4 * i, m.policy));
     backend.report(info(commit ? 'consume' : 'peek', plan.name, asFailure(ended)));
     return decideWithout(backend, fallbackStore, plan, key, now, cost, commit);

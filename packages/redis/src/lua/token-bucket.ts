@@ -11,15 +11,21 @@
  * than formatting text. `instant_of` is core's instantOf.
  */
 export const TOKEN_BUCKET_LUA = `
-local function instant_of(at, interval)
+local function slack_of(base, capacity)
+  local magnitude = base
+  if base < 0 then magnitude = -base end
+  return (magnitude + capacity) * 2.220446049250313e-16
+end
+
+local function instant_of(at, interval, slack)
   local m = ceil(at * interval)
   local i = 0
-  while i < 4 and m / interval < at do
+  while i < 4 and at - m / interval > slack do
     m = m + 1
     i = i + 1
   end
   i = 0
-  while i < 4 and (m - 1) / interval >= at do
+  while i < 4 and at - (m - 1) / interval <= slack do
     m = m - 1
     i = i + 1
   end
@@ -45,16 +51,17 @@ local function tb(raw, now, cost, capacity, interval)
   if u > earliest then t = u else t = earliest end
   local base
   if tat > t then base = tat else base = t end
-  local tokens = floor(capacity - (base - t))
-  if cost > capacity then return tb_deny(INF, tokens, instant_of(base, interval) - now) end
+  local slack = slack_of(base, capacity)
+  local tokens = floor(capacity - (base - t) + slack)
+  if cost > capacity then return tb_deny(INF, tokens, instant_of(base, interval, 0) - now) end
   local allowAt = base + (cost - capacity)
-  if allowAt <= t then
+  if allowAt - t <= slack then
     local nxt = base + cost
     local remaining
     if tokens > cost then remaining = tokens - cost else remaining = 0 end
-    local reset = instant_of(nxt, interval) - now
+    local reset = instant_of(nxt, interval, 0) - now
     return true, remaining, 0, reset, reset, pack('<d', nxt)
   end
-  return tb_deny(instant_of(allowAt, interval) - now, tokens, instant_of(base, interval) - now)
+  return tb_deny(instant_of(allowAt, interval, slack) - now, tokens, instant_of(base, interval, 0) - now)
 end
 `;
