@@ -37,19 +37,20 @@ export const tokenBucket: Algorithm<TokenBucketPolicy> = {
     const earliest = tat - capacity;
     const t = u > earliest ? u : earliest;
     const base = tat > t ? tat : t;
-    const tokens = Math.floor(capacity - (base - t));
-    if (cost > capacity) return deny(out, Infinity, tokens, instantOf(base, interval) - now);
+    const slack = slackOf(base, capacity);
+    const tokens = Math.floor(capacity - (base - t) + slack);
+    if (cost > capacity) return deny(out, Infinity, tokens, instantOf(base, interval, 0) - now);
     const allowAt = base + (cost - capacity);
-    if (allowAt <= t) {
+    if (allowAt - t <= slack) {
       const next = base + cost;
       out.allowed = true;
       out.remaining = tokens > cost ? tokens - cost : 0;
       out.retryAfterMs = 0;
-      out.resetAfterMs = out.ttlMs = instantOf(next, interval) - now;
+      out.resetAfterMs = out.ttlMs = instantOf(next, interval, 0) - now;
       out.next[0] = next;
       return;
     }
-    deny(out, instantOf(allowAt, interval) - now, tokens, instantOf(base, interval) - now);
+    deny(out, instantOf(allowAt, interval, slack) - now, tokens, instantOf(base, interval, 0) - now);
   },
 
   admit(policy, state, offset, now, cost) {
@@ -59,26 +60,38 @@ export const tokenBucket: Algorithm<TokenBucketPolicy> = {
     const earliest = tat - capacity;
     const t = u > earliest ? u : earliest;
     const base = tat > t ? tat : t;
-    if (cost > capacity || base + (cost - capacity) > t) return false;
+    if (cost > capacity || base + (cost - capacity) - t > slackOf(base, capacity)) return false;
     state[offset] = base + cost;
     return true;
   },
 
   emptyAt(policy, state, offset) {
-    return instantOf(state[offset] as number, policy.intervalMs);
+    return instantOf(state[offset] as number, policy.intervalMs, 0);
   },
 };
 
 /**
- * instantOf is the first whole millisecond m at which the token clock m / interval reaches `at`. The
- * product is within a millisecond of it; the two loops settle the last step with the same division the
- * decision uses, so the answer agrees with `evaluate` exactly. Within the validated range each loop
- * runs at most twice; the bound only keeps an absurd clock reading from spinning.
+ * slackOf is the rounding a token-clock figure near `base` may carry: one unit in the last place of the
+ * largest magnitude involved. A state written as u + k (u fractional) is rounded once when the sum
+ * crosses into a wider binade, so a bucket first used at u = 0.028 would otherwise find itself
+ * 2.0000000000000004 tokens in debt after two admissions and deny the last token of its burst.
+ * Comparisons allow this much; it can never add up to a whole token (nothing is accumulated).
  */
-export function instantOf(at: number, interval: number): number {
+function slackOf(base: number, capacity: number): number {
+  return ((base < 0 ? -base : base) + capacity) * 2.220446049250313e-16;
+}
+
+/**
+ * instantOf is the first whole millisecond m at which the token clock m / interval reaches `at` (within
+ * `slack`, as the decision compares). The product is within a millisecond of it; the two loops settle
+ * the last step with the same division and comparison the decision uses, so the answer agrees with
+ * `evaluate` exactly. Within the validated range each loop runs at most twice; the bound only keeps an
+ * absurd clock reading from spinning.
+ */
+export function instantOf(at: number, interval: number, slack: number): number {
   let m = Math.ceil(at * interval);
-  for (let i = 0; i < 4 && m / interval < at; i++) m++;
-  for (let i = 0; i < 4 && (m - 1) / interval >= at; i++) m--;
+  for (let i = 0; i < 4 && at - m / interval > slack; i++) m++;
+  for (let i = 0; i < 4 && at - (m - 1) / interval <= slack; i++) m--;
   return m;
 }
 
