@@ -62,20 +62,21 @@ function ipv6Groups(text: string): number[] | undefined {
   const address = (zone === -1 ? text : text.slice(0, zone)).toLowerCase();
   const halves = address.split('::');
   if (halves.length > 2) return undefined;
-  const head = parseGroups(halves[0] as string);
-  const tail = halves.length === 2 ? parseGroups(halves[1] as string) : [];
+  // A dotted quad may only end the address: `1.2.3.4::` is not an address.
+  const head = parseGroups(halves[0] as string, halves.length === 1);
+  const tail = halves.length === 2 ? parseGroups(halves[1] as string, true) : [];
   if (head === undefined || tail === undefined) return undefined;
   const missing = 8 - head.length - tail.length;
   if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
   return [...head, ...new Array<number>(missing).fill(0), ...tail];
 }
 
-function parseGroups(text: string): number[] | undefined {
+function parseGroups(text: string, quadLast: boolean): number[] | undefined {
   if (text === '') return [];
   const parts = text.split(':');
   const groups: number[] = [];
   for (const [i, part] of parts.entries()) {
-    if (i === parts.length - 1 && part.includes('.')) {
+    if (quadLast && i === parts.length - 1 && part.includes('.')) {
       const quad = ipv4(part);
       if (quad === undefined) return undefined;
       const [a, b, c, d] = quad.split('.').map(Number) as [number, number, number, number];

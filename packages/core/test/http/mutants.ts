@@ -1,0 +1,55 @@
+/**
+ * MUTANTS of the HTTP half of core, each a known bug class wrapped around the real function, so that
+ * the properties and harnesses in this folder show they can fail:
+ * - ipKey variants: IPv4-mapped addresses recognised by the `::ffff:` text prefix only (the
+ *   express-rate-limit 8.0–8.2 class, CVE-2026-30827: every other spelling masks to one shared /56);
+ *   a key cut from the text's first four groups (spelling-dependent); the zone id kept in the key; a
+ *   mask one bit too long.
+ * - Retry-After rounded to the nearest second instead of up (the redis-cell#56 / open-balena class).
+ * - A plan that counts requests without a usable IP under one shared key (express's K26 class), and
+ *   one that hands the store's own error to the framework (fastify's "Connection is closed." class).
+ */
+import { type Decision, type RateLimitPlan, ipKey } from '../../src/index.js';
+
+export type KeyOf = (ip: string, bits?: number) => string | undefined;
+
+export const prefixMappedIpKey: KeyOf = (ip, bits = 56) => {
+  const key = ipKey(ip, bits);
+  if (key === undefined || key.includes(':') || !ip.includes(':') || /^::ffff:/i.test(ip)) return key;
+  return `${new Array<string>(Math.ceil(bits / 16)).fill('0').join(':')}::/${bits}`;
+};
+
+export const textPrefixIpKey: KeyOf = (ip, bits = 56) => {
+  const key = ipKey(ip, bits);
+  if (key === undefined || !key.includes(':')) return key;
+  return `${ip.toLowerCase().split(':').slice(0, Math.ceil(bits / 16)).join(':')}::/${bits}`;
+};
+
+export const zoneKeptIpKey: KeyOf = (ip, bits = 56) => {
+  const key = ipKey(ip, bits);
+  const zone = ip.indexOf('%');
+  return key === undefined || zone === -1 ? key : `${key}${ip.slice(zone)}`;
+};
+
+export const longMaskIpKey: KeyOf = (ip, bits = 56) => ipKey(ip, bits + 1);
+
+/** roundedRetryAfterSeconds rounds the wait to the nearest second (at least 1). */
+export function roundedRetryAfterSeconds(decision: Decision): number | undefined {
+  return Number.isFinite(decision.retryAfterMs) ? Math.max(1, Math.round(decision.retryAfterMs / 1000)) : undefined;
+}
+
+/** sharedBucketPlan counts a request without an IP under the key "unknown" instead of refusing it. */
+export function sharedBucketPlan<Req>(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
+  return { ...plan, decide: (req, ip) => plan.decide(req, ipKey(ip) === undefined ? '0.0.0.0' : ip) };
+}
+
+/** leakyPlan rejects with the limiter's own error instead of the opaque RateLimiterError. */
+export function leakyPlan<Req>(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
+  return {
+    ...plan,
+    decide(req, ip) {
+      const outcome = plan.decide(req, ip);
+      return outcome instanceof Promise ? outcome.catch((error: unknown) => Promise.reject((error as Error).cause)) : outcome;
+    },
+  };
+}
