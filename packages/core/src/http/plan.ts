@@ -11,9 +11,12 @@
  * 'reject'` (default) raises a MissingIpError (status 500) on the framework's error path, which makes
  * a misconfigured proxy setup loud; 'skip' lets such requests through uncounted.
  * Errors thrown by `key`, `cost`, `skip` or `onDecision` are thrown from decide (sync) or reject its
- * promise, for the adapter to hand to the framework's error path. A limiter whose promise rejects
- * (a store that broke its never-reject contract) surfaces as a RateLimiterError without the store's
- * message, so no error text can reach a client even through a framework's development error page.
+ * promise, for the adapter to hand to the framework's error path. `key`, `cost` and `skip` must answer
+ * synchronously: a promise from one is a TypeError (and its rejection cannot become an unhandled one).
+ * `onDecision` may return a promise: decide then answers once it settles, and its rejection rejects
+ * decide. A limiter whose promise rejects (a store that broke its never-reject contract) surfaces as a
+ * RateLimiterError without the store's message, so no error text can reach a client even through a
+ * framework's development error page.
  * `shadow: true` decides, writes headers and reports, but never blocks.
  */
 import type { Decision } from '../decision.js';
@@ -38,7 +41,10 @@ export interface RateLimitOptions<Req> extends LimiterChoice {
   readonly missingIp?: 'reject' | 'skip';
   /** Decide and report, never block (default false). */
   readonly shadow?: boolean;
-  /** Called with every decision, before the response is chosen. */
+  /**
+   * Called with every decision, before the response is chosen. Typed `void` so that any function fits
+   * (an async one included); a promise it returns is waited for.
+   */
   readonly onDecision?: (decision: Decision, req: Req) => void;
 }
 
@@ -81,39 +87,73 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
   const cost = optionalFunction(owner, 'cost', o.cost);
   const skip = optionalFunction(owner, 'skip', o.skip);
   const onDecision = optionalFunction(owner, 'onDecision', o.onDecision);
-  const style = checkHeaderStyle(owner, o.headers ?? 'draft-10');
-  const subnet = checkIpv6Subnet(owner, o.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
-  const missingIp = o.missingIp ?? 'reject';
+  // Only a missing option takes the default: null is refused like any other wrong value.
+  const style = checkHeaderStyle(owner, o.headers === undefined ? 'draft-10' : o.headers);
+  const subnet = checkIpv6Subnet(owner, o.ipv6Subnet === undefined ? DEFAULT_IPV6_SUBNET : o.ipv6Subnet);
+  const missingIp = o.missingIp === undefined ? 'reject' : o.missingIp;
   if (missingIp !== 'reject' && missingIp !== 'skip') throw new TypeError(`${owner}: missingIp must be 'reject' or 'skip', got ${describeValue(missingIp)}`);
   if (o.shadow !== undefined && typeof o.shadow !== 'boolean') throw new TypeError(`${owner}: shadow must be a boolean, got ${describeValue(o.shadow)}`);
   const shadow = o.shadow === true;
   const limiter = chooseLimiter(owner, o);
   const policy = policyField(limiter.policies);
 
-  const report = onDecision === undefined ? undefined : (decision: Decision, req: Req): Decision => (onDecision(decision, req), decision);
-  const fail = (error: unknown): never => {
-    throw new RateLimiterError(owner, error);
-  };
-
   return {
     limiter,
-    decide(req, ip) {
-      if (skip !== undefined && skip(req) === true) return undefined;
-      const k = key === undefined ? ipKey(ip, subnet) : key(req);
-      if (k === undefined) {
-        if (key !== undefined) throw new TypeError(`${owner}: key(req) must return a string, got undefined`);
-        if (missingIp === 'skip') return undefined;
-        throw new MissingIpError(owner);
-      }
-      const result = limiter.consume(k, cost === undefined ? 1 : cost(req));
-      if (result instanceof Promise) return report === undefined ? result.catch(fail) : result.catch(fail).then((d) => report(d, req));
-      return report === undefined ? result : report(result, req);
-    },
+    decide: decider(owner, limiter, { key, cost, skip, onDecision, subnet, missingIp }),
     blocks: (decision) => !decision.allowed && !shadow,
     writeHeaders(res, set, decision) {
       if (style !== false || !decision.allowed) writeHeaders(res, set, decision, style, policy);
     },
   };
+}
+
+type Hooks<Req> = { readonly [K in 'key' | 'cost' | 'skip' | 'onDecision']: RateLimitOptions<Req>[K] | undefined } & {
+  readonly subnet: number;
+  readonly missingIp: 'reject' | 'skip';
+};
+
+/** decider builds the plan's decide: skip, key, consume, report, in that order. */
+function decider<Req>(owner: string, limiter: RateLimiter, hooks: Hooks<Req>): RateLimitPlan<Req>['decide'] {
+  const { key, cost, skip, onDecision, subnet, missingIp } = hooks;
+  const fail = (error: unknown): never => {
+    throw new RateLimiterError(owner, error);
+  };
+  const report =
+    onDecision === undefined
+      ? undefined
+      : (decision: Decision, req: Req): Decision | Promise<Decision> => {
+          const done: unknown = onDecision(decision, req);
+          return isThenable(done) ? Promise.resolve(done).then(() => decision) : decision;
+        };
+  return function decide(req, ip) {
+    if (skip !== undefined && synchronous(owner, 'skip(req)', 'a boolean', skip(req)) === true) return undefined;
+    const k = key === undefined ? ipKey(ip, subnet) : synchronous(owner, 'key(req)', 'a string', key(req));
+    if (k === undefined) {
+      if (key !== undefined) throw new TypeError(`${owner}: key(req) must return a string, got undefined`);
+      if (missingIp === 'skip') return undefined;
+      throw new MissingIpError(owner);
+    }
+    const result = limiter.consume(k, cost === undefined ? 1 : synchronous(owner, 'cost(req)', 'a positive integer', cost(req)));
+    if (result instanceof Promise) return report === undefined ? result.catch(fail) : result.catch(fail).then((d) => report(d, req));
+    return report === undefined ? result : report(result, req);
+  };
+}
+
+/**
+ * synchronous passes a hook's answer through but refuses a promise: decide cannot wait for an async
+ * key, cost or skip, and reading the promise as "not skipped" would count a request the caller meant
+ * to let through. The promise is marked handled first, so that its rejection cannot crash the process.
+ */
+function synchronous<T>(owner: string, hook: string, want: string, value: T): T {
+  if (isThenable(value)) {
+    value.then(undefined, () => undefined);
+    throw new TypeError(`${owner}: ${hook} must return ${want}, got a promise`);
+  }
+  return value;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
 function optionalFunction<F>(owner: string, name: string, value: F | undefined): F | undefined {
