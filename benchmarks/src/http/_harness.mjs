@@ -99,7 +99,7 @@ async function startServers(framework, cfg) {
   const servers = {};
   try {
     for (const { library, path } of variantsOf(cfg)) {
-      const execArgv = cfg.profileDir !== undefined && library !== 'bare' && library !== 'control'
+      const execArgv = cfg.profileDir !== undefined
         ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${cfg.profileDir}`, `--cpu-prof-name=${framework}-${library}-${path}.cpuprofile`]
         : [];
       const args = [framework, library, path, cfg.erlHeaders];
@@ -117,8 +117,9 @@ async function startServers(framework, cfg) {
 function reportProfiled(framework, warmed, rounds, cfg) {
   for (const [key, warm] of Object.entries(warmed)) {
     const [library, path] = key.split(':');
-    if (library === 'bare' || library === 'control') continue;
-    const n = rounds.filter((r) => r.path === path).reduce((sum, r) => sum + r.slices[library].requests, warm);
+    // bare serves both paths' rounds; every other server only its own path's.
+    const served = rounds.filter((r) => r.slices[library] !== undefined && (r.path === path || library === 'bare'));
+    const n = served.reduce((sum, r) => sum + r.slices[library].requests, warm);
     console.log(`profile ${cfg.profileDir}/${framework}-${library}-${path}.cpuprofile: ${n} requests`);
   }
 }

@@ -1,7 +1,9 @@
 /**
  * Summarises a V8 `.cpuprofile` (from `--http-profile=DIR`, i.e. `node --cpu-prof`) for the HTTP
  * benchmark's post-mortems:
- * `node _profile-summary.mjs <file.cpuprofile> [--top=N] [--focus=name] [--exclude=a,b] [--requests=N]`.
+ * `node _profile-summary.mjs <file.cpuprofile> [--top=N] [--focus=name] [--exclude=a,b] [--requests=N]`
+ * or, to see where a limited server's extra time per request goes against the bare server,
+ * `node _profile-summary.mjs <limited.cpuprofile> --requests=N --base=<bare.cpuprofile> --base-requests=M`.
  *
  * Prints the top N functions by self time (file:line, share of all sampled time, ms) and, for
  * `--focus`, the inclusive time of every call-tree node whose function is named so (the middleware
@@ -74,10 +76,37 @@ export function summarize(file, { top = 25, focus, exclude = [], requests } = {}
   print(title, topByLabel([...inTree], self, top), total);
 }
 
+function busyPerRequest(file, requests) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const self = selfTimes(profile);
+  const byLabel = new Map();
+  for (const node of profile.nodes) {
+    if (node.callFrame.functionName === '(idle)') continue;
+    const name = label(node.callFrame);
+    byLabel.set(name, (byLabel.get(name) ?? 0) + (self.get(node.id) ?? 0) / requests);
+  }
+  return byLabel;
+}
+
+/**
+ * compare prints, per function, the busy sampled µs per request of `file` minus that of `base` (the
+ * bare server): where a limited server's extra time per request goes, indirect costs (GC, header
+ * serialisation) included.
+ */
+export function compare(file, requests, base, baseRequests, top = 25) {
+  const a = busyPerRequest(file, requests);
+  const b = busyPerRequest(base, baseRequests);
+  const sum = (m) => [...m.values()].reduce((x, y) => x + y, 0);
+  console.log(`${basename(file)} − ${basename(base)}: busy sampled µs per request ${sum(a).toFixed(2)} − ${sum(b).toFixed(2)} = ${(sum(a) - sum(b)).toFixed(2)}`);
+  const diffs = [...new Set([...a.keys(), ...b.keys()])].map((k) => [k, (a.get(k) ?? 0) - (b.get(k) ?? 0)]);
+  for (const [name, d] of diffs.sort((x, y) => y[1] - x[1]).slice(0, top)) console.log(`  ${d.toFixed(3).padStart(8)} µs  ${name}`);
+}
+
 if (process.argv[1]?.endsWith('_profile-summary.mjs')) {
   const f = flags(process.argv.slice(2));
   const files = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   const requests = f.requests === undefined ? undefined : Number(f.requests);
   const exclude = f.exclude === undefined ? [] : f.exclude.split(',');
-  for (const file of files) summarize(file, { top: Number(f.top ?? 25), focus: f.focus, exclude, requests });
+  if (f.base !== undefined) compare(files[0], requests, f.base, Number(f['base-requests']), Number(f.top ?? 25));
+  else for (const file of files) summarize(file, { top: Number(f.top ?? 25), focus: f.focus, exclude, requests });
 }

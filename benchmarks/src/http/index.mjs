@@ -6,14 +6,15 @@
  * `run(args)` takes the command line's `--name=value` flags (see ../lib/args.mjs). Its own flags carry
  * an `http-` prefix so that the other sections' `--rounds` and the like do not reach it:
  *   --http-rounds=N        rounds per path (default 6)
- *   --http-slice-ms=N      length of one slice (default 1500)
- *   --http-warmup-ms=N     warm-up slice per server (default 1500)
+ *   --http-slice-ms=N      length of one slice (default 1000)
+ *   --http-warmup-ms=N     warm-up slice per server (default 1000)
  *   --http-connections=N   autocannon connections (default 50)
  *   --http-frameworks=a,b  subset of express,fastify,koa
  *   --http-erl-headers=X   'default' (express-rate-limit's legacy X-RateLimit-*) or 'draft-8'
- *   --http-quiet-wait-ms=N before each round, wait up to N ms for a quiet machine (default 2000; 0: never)
+ *   --http-quiet-wait-ms=N before each round, wait up to N ms for a quiet machine (default 1000; 0: never)
  *   --http-pin=false       do not pin the client and the servers to separate CPUs
- *   --http-profile=DIR     write a --cpu-prof profile of every limited server into DIR
+ *   --http-profile=DIR     write a --cpu-prof profile of every server into DIR (diagnosis only: the
+ *                          profiler's cost is in the table) and print each one's request count
  * It also runs standalone: `node benchmarks/src/http/index.mjs [flags]`. Every child process is
  * stopped when it returns, throws or is interrupted.
  */
@@ -38,12 +39,12 @@ export function parseArgs(args = []) {
   if (erlHeaders !== 'default' && erlHeaders !== 'draft-8') throw new TypeError(`--http-erl-headers must be default or draft-8, got ${erlHeaders}`);
   return {
     rounds: intFlag(f, 'http-rounds', 6),
-    sliceMs: intFlag(f, 'http-slice-ms', 1500),
-    warmupMs: intFlag(f, 'http-warmup-ms', 1500),
+    sliceMs: intFlag(f, 'http-slice-ms', 1000),
+    warmupMs: intFlag(f, 'http-warmup-ms', 1000),
     connections: intFlag(f, 'http-connections', 50),
     frameworks,
     erlHeaders,
-    quietWaitMs: f['http-quiet-wait-ms'] === '0' ? 0 : intFlag(f, 'http-quiet-wait-ms', 2000),
+    quietWaitMs: f['http-quiet-wait-ms'] === '0' ? 0 : intFlag(f, 'http-quiet-wait-ms', 1000),
     pin: f['http-pin'] !== 'false',
     profile: f['http-profile'],
   };
