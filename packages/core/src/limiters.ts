@@ -15,7 +15,7 @@ import {
   windowPolicy,
 } from './policy.js';
 import type { Mode } from './store.js';
-import { fail, optionsObject, policyName, positiveInteger, positiveNumber } from './validate.js';
+import { fail, optionsObject, policyName, positiveInteger, positiveNumber, quota } from './validate.js';
 
 export interface TokenBucketOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
   /** Bucket size: the largest burst (a positive integer). */
@@ -40,7 +40,7 @@ export class TokenBucketLimiter<M extends Mode = 'sync'> extends Limiter<TokenBu
   constructor(options: TokenBucketOptions<M>) {
     const owner = 'TokenBucketLimiter';
     const o = optionsObject(owner, options) as Partial<TokenBucketOptions<M>>;
-    const capacity = positiveInteger(owner, 'capacity', o.capacity);
+    const capacity = quota(owner, 'capacity', o.capacity);
     const refill = positiveNumber(owner, 'refillPerSecond', o.refillPerSecond, MAX_REFILL_PER_SECOND);
     if ((capacity * 1000) / refill > MAX_BURST_MS) {
       fail(owner, 'refillPerSecond', `at least ${(capacity * 1000) / MAX_BURST_MS} (a full refill within 2^52 ms)`, refill, 'number');
@@ -81,7 +81,7 @@ export class FixedWindowLimiter<M extends Mode = 'sync'> extends Limiter<FixedWi
 
 function windowOptions<A extends 'sliding-window' | 'fixed-window', M extends Mode>(owner: string, algorithm: A, options: WindowOptions<M>) {
   const o = optionsObject(owner, options) as Partial<WindowOptions<M>>;
-  const limit = positiveInteger(owner, 'limit', o.limit);
+  const limit = quota(owner, 'limit', o.limit);
   const windowMs = positiveInteger(owner, 'windowMs', o.windowMs);
   // The sliding window compares previous·(W − e) + current·W with limit·W in exact integers.
   if (algorithm === 'sliding-window' && limit * windowMs > Number.MAX_SAFE_INTEGER) {

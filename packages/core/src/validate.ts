@@ -22,6 +22,19 @@ export function fail(owner: string, option: string, want: string, value: unknown
   throw typeof value === type ? new RangeError(message) : new TypeError(message);
 }
 
+/**
+ * MAX_QUOTA is the largest capacity or limit: 15 digits, the most a Structured Field Integer holds, so
+ * that the `q` and `r` of the RateLimit headers always parse.
+ */
+export const MAX_QUOTA = 999_999_999_999_999;
+
+/** quota accepts a capacity or limit: an integer from 1 to MAX_QUOTA. */
+export function quota(owner: string, option: string, value: unknown): number {
+  const n = positiveInteger(owner, option, value);
+  if (n > MAX_QUOTA) fail(owner, option, `a positive integer of at most 15 digits (a header's Integer)`, value, 'number');
+  return n;
+}
+
 /** positiveInteger accepts a safe integer ≥ 1. */
 export function positiveInteger(owner: string, option: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) fail(owner, option, 'a positive integer', value, 'number');

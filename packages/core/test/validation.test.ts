@@ -147,6 +147,18 @@ describe('constructor validation', () => {
   });
 });
 
+describe('quota bound', () => {
+  it('takes a capacity or limit of up to 15 digits, the most a header Integer holds, and no more', () => {
+    const max = 999_999_999_999_999;
+    expect(new TokenBucketLimiter({ capacity: max, refillPerSecond: 1e6 }).policy.capacity).toBe(max);
+    expect(new FixedWindowLimiter({ limit: max, windowMs: 1 }).policy.limit).toBe(max);
+    const want = 'must be a positive integer of at most 15 digits (a header\'s Integer), got 1000000000000000';
+    expectThrow(() => new TokenBucketLimiter({ capacity: max + 1, refillPerSecond: 1e6 }), RangeError, `TokenBucketLimiter: capacity ${want}`);
+    expectThrow(() => new SlidingWindowLimiter({ limit: max + 1, windowMs: 1 }), RangeError, `SlidingWindowLimiter: limit ${want}`);
+    expectThrow(() => new FixedWindowLimiter({ limit: max + 1, windowMs: 1 }), RangeError, `FixedWindowLimiter: limit ${want}`);
+  });
+});
+
 describe('ManualClock validation', () => {
   const start = 'ManualClock: startMs must be a safe integer of epoch milliseconds, got';
   const set = 'ManualClock: set(ms) must be a safe integer of epoch milliseconds, got';

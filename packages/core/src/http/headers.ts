@@ -65,9 +65,17 @@ function limitItem(d: Decision): string {
 
 /**
  * writeHeaders writes the chosen rate-limit headers for `decision` (plus Retry-After when it is a
- * denial that waiting can cure). `policy` is the precomputed policyField of the limiter.
+ * denial that waiting can cure, and that is blocked: a shadow-mode denial passes without one).
+ * `policy` is the precomputed policyField of the limiter.
  */
-export function writeHeaders<Res>(res: Res, set: HeaderSetter<Res>, decision: Decision, style: HeaderStyle, policy: string): void {
+export function writeHeaders<Res>(
+  res: Res,
+  set: HeaderSetter<Res>,
+  decision: Decision,
+  style: HeaderStyle,
+  policy: string,
+  blocked = !decision.allowed,
+): void {
   if (style === 'draft-10' || style === 'both') {
     set(res, 'RateLimit-Policy', policy, true);
     set(res, 'RateLimit', limitField(decision), true);
@@ -77,7 +85,7 @@ export function writeHeaders<Res>(res: Res, set: HeaderSetter<Res>, decision: De
     set(res, 'X-RateLimit-Remaining', String(decision.remaining), false);
     set(res, 'X-RateLimit-Reset', String(seconds(decision.resetAfterMs)), false);
   }
-  if (!decision.allowed) {
+  if (blocked) {
     const retry = retryAfterSeconds(decision);
     if (retry !== undefined) set(res, 'Retry-After', String(retry), false);
   }

@@ -4,7 +4,7 @@
  * - IPv4 is kept as its canonical dotted quad.
  * - IPv4-mapped IPv6 (::ffff:0:0/96, in any spelling: `::ffff:1.2.3.4`, `::ffff:102:304`, upper case,
  *   zero-padded, fully expanded, with a zone id) is the IPv4 address it carries, recognised by address
- *   range after parsing, never by string prefix.
+ *   range after parsing, never by string prefix. So is NAT64's well-known prefix 64:ff9b::/96.
  * - Other IPv6 addresses are grouped by prefix (default /56), because one subscriber usually holds a
  *   whole /56 or /64 and could otherwise rotate through billions of keys. The key is the masked prefix
  *   in a canonical form, so every spelling of one network is one key.
@@ -40,12 +40,22 @@ export function ipKey(ip: string | undefined | null, ipv6Subnet = DEFAULT_IPV6_S
   if (ip.indexOf(':') === -1) return ipv4(ip);
   const groups = ipv6Groups(ip);
   if (groups === undefined) return undefined;
-  if (groups[0] === 0 && groups[1] === 0 && groups[2] === 0 && groups[3] === 0 && groups[4] === 0 && groups[5] === 0xffff) {
+  if (carriesIpv4(groups)) {
     const hi = groups[6] as number;
     const lo = groups[7] as number;
     return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
   }
   return maskedPrefix(groups, ipv6Subnet);
+}
+
+/**
+ * carriesIpv4 recognises the ranges whose last 32 bits are a client's IPv4 address: IPv4-mapped
+ * ::ffff:0:0/96, and the NAT64 well-known prefix 64:ff9b::/96 (RFC 6052), behind which every IPv4
+ * client of a NAT64 gateway would otherwise share one /56 bucket.
+ */
+function carriesIpv4(g: readonly number[]): boolean {
+  if (g[2] !== 0 || g[3] !== 0 || g[4] !== 0) return false;
+  return (g[0] === 0 && g[1] === 0 && g[5] === 0xffff) || (g[0] === 0x64 && g[1] === 0xff9b && g[5] === 0);
 }
 
 /** ipv4 returns the canonical dotted quad, or undefined when `text` is not one. */

@@ -102,7 +102,8 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
     decide: decider(owner, limiter, { key, cost, skip, onDecision, subnet, missingIp }),
     blocks: (decision) => !decision.allowed && !shadow,
     writeHeaders(res, set, decision) {
-      if (style !== false || !decision.allowed) writeHeaders(res, set, decision, style, policy);
+      const blocked = !decision.allowed && !shadow;
+      if (style !== false || blocked) writeHeaders(res, set, decision, style, policy, blocked);
     },
   };
 }

@@ -172,6 +172,16 @@ describe('decide: skip, cost, shadow', () => {
     }
   });
 
+  it('sends no Retry-After on a shadow-mode denial, which passes, and no header at all with headers: false', () => {
+    for (const headers of ['draft-10', false] as const) {
+      const plan = prepare({ limiter: bucket(1).limiter, shadow: true, headers });
+      plan.decide(req, '1.2.3.4');
+      const denied = recorder();
+      plan.writeHeaders(denied.headers, denied.set, plan.decide(req, '1.2.3.4') as Decision);
+      expect(denied.headers.map(([name]) => name)).toEqual(headers === false ? [] : ['RateLimit-Policy', 'RateLimit']);
+    }
+  });
+
   it('writes no header with headers: false except Retry-After on a denial', () => {
     const plan = prepare({ limiter: bucket(1).limiter, headers: false });
     const allowed = recorder();
