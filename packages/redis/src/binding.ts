@@ -7,7 +7,7 @@
  * here once. Its counts are its own: they are not merged into Redis when Redis comes back.
  */
 import type { Algorithm, Decision, Policy, StoreBinding } from '@ratekeeper/core';
-import { closedDecision, decisionAt, fallbackDecision, isReply, openDecision } from './decisions.js';
+import { allowedOf, closedDecision, decodeOne, fallbackDecision, openDecision } from './decisions.js';
 import { Failure, type FailureInfo } from './failure.js';
 import { encodeKey, keyHead } from './keys.js';
 import { SCRIPTS, type Script } from './lua/scripts.js';
@@ -58,15 +58,15 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   }
 
   consume(key: string, now: number, cost: number): Promise<Decision> {
-    return this.#run(key, now, cost, true, (ended) => (isReply(ended, 1) ? decisionAt(ended, 0, this.policy) : this.#failed('consume', ended, key, now, cost, true)));
+    return this.#run(key, now, cost, true, (ended) => decodeOne(ended, this.policy) ?? this.#failed('consume', ended, key, now, cost, true));
   }
 
   peek(key: string, now: number, cost: number): Promise<Decision> {
-    return this.#run(key, now, cost, false, (ended) => (isReply(ended, 1) ? decisionAt(ended, 0, this.policy) : this.#failed('peek', ended, key, now, cost, false)));
+    return this.#run(key, now, cost, false, (ended) => decodeOne(ended, this.policy) ?? this.#failed('peek', ended, key, now, cost, false));
   }
 
   allow(key: string, now: number, cost: number): Promise<boolean> {
-    return this.#run(key, now, cost, true, (ended) => (isReply(ended, 1) ? ended[0] === 1 : this.#failed('allow', ended, key, now, cost, true).allowed));
+    return this.#run(key, now, cost, true, (ended) => allowedOf(ended) ?? this.#failed('allow', ended, key, now, cost, true).allowed);
   }
 
   /** reset clears the key in Redis and in the fallback; a failure is reported and otherwise ignored. */

@@ -8,9 +8,9 @@
  * binding of this store and that no two share a policy name (they would share a key): violations are
  * programming errors and throw a TypeError on the first call.
  */
-import type { Decision, StoreBinding } from '@ratekeeper/core';
+import type { Decision, Policy, StoreBinding } from '@ratekeeper/core';
 import { type Backend, RedisBinding, asFailure, info } from './binding.js';
-import { closedDecision, decisionAt, fallbackDecision, isReply, openDecision } from './decisions.js';
+import { closedDecision, decodeAll, fallbackDecision, openDecision } from './decisions.js';
 import { encodeKey } from './keys.js';
 import { MAX_MEMBERS, compositeScript } from './lua/composite-script.js';
 import type { Script } from './lua/scripts.js';
@@ -19,6 +19,7 @@ import type { FallbackStore } from './options.js';
 export interface Plan {
   readonly script: Script;
   readonly members: readonly RedisBinding[];
+  readonly policies: readonly Policy[];
   readonly params: readonly string[];
   readonly name: string;
   readonly fallbacks: readonly StoreBinding<'sync'>[];
@@ -40,7 +41,7 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
     throw new TypeError(`RedisStore: a composite may have at most ${MAX_MEMBERS} members, got ${members.length}`);
   }
   const script = compositeScript(members.map((m) => m.policy.algorithm));
-  return { script, members, params: members.flatMap((m) => m.params), name: names.join('+'), fallbacks: members.map((m) => m.fallback) };
+  return { script, members, policies: members.map((m) => m.policy), params: members.flatMap((m) => m.params), name: names.join('+'), fallbacks: members.map((m) => m.fallback) };
 }
 
 /** decideComposite runs the composite script and, when Redis cannot answer, the failure policy. */
@@ -59,7 +60,8 @@ export function decideComposite(
   for (const member of plan.members) command.push(`${member.head}${tag}`);
   command.push(backend.timeArg(now), String(cost), commit ? '1' : '0', ...plan.params);
   return backend.remote.eval(plan.script, command, command[3] as string, (ended) => {
-    if (isReply(ended, n)) return plan.members.map((m, i) => decisionAt(ended, 4 * i, m.policy));
+    const decisions = decodeAll(ended, plan.policies);
+    if (decisions !== undefined) return decisions;
     backend.report(info(commit ? 'consume' : 'peek', plan.name, asFailure(ended)));
     return decideWithout(backend, fallbackStore, plan, key, now, cost, commit);
   });

@@ -2,8 +2,9 @@
  * Decisions from script replies, and the decisions the 'open' and 'closed' failure policies give.
  *
  * A script answers four values per policy (see lua/scripts.ts); numbers arrive as integers or as %.17g
- * strings and are read back to the exact doubles the TypeScript step would have produced. A reply of
- * any other shape (a proxy or client that maps types) is not trusted and counts as a failure.
+ * strings and are read back to the exact doubles the TypeScript step would have produced. An
+ * admission with the usual figures comes as one compact integer per policy instead. A reply of any
+ * other shape (a proxy or client that maps types) is not trusted and counts as a failure.
  *
  * 'open' admits without counting: `remaining` is what a fresh key would report, nothing waits. 'closed'
  * denies with a finite wait, CLOSED_RETRY_AFTER_MS, so adapters can answer 503 with `Retry-After: 1`:
@@ -13,11 +14,6 @@ import type { Decision, Policy } from '@ratekeeper/core';
 
 export const CLOSED_RETRY_AFTER_MS = 1000;
 
-/** isReply tells whether `reply` has the shape of a script's answer for `policies` policies. */
-export function isReply(reply: unknown, policies: number): reply is readonly unknown[] {
-  return Array.isArray(reply) && reply.length === 4 * policies;
-}
-
 function numberOf(value: unknown): number {
   if (typeof value === 'number') return value;
   if (value === 'inf') return Infinity;
@@ -26,7 +22,7 @@ function numberOf(value: unknown): number {
 }
 
 /** decisionAt reads the decision of the policy whose four values start at `reply[offset]`. */
-export function decisionAt(reply: readonly unknown[], offset: number, policy: Policy): Decision {
+function decisionAt(reply: readonly unknown[], offset: number, policy: Policy): Decision {
   return {
     allowed: reply[offset] === 1,
     limit: policy.limit,
@@ -35,6 +31,32 @@ export function decisionAt(reply: readonly unknown[], offset: number, policy: Po
     resetAfterMs: numberOf(reply[offset + 3]),
     policy,
   };
+}
+
+/** compactDecision reads an admission sent as reset·2^21 + remaining·2 + 1. */
+function compactDecision(value: number, policy: Policy): Decision {
+  const remaining = Math.floor(value / 2) % 1_048_576;
+  return { allowed: true, limit: policy.limit, remaining, retryAfterMs: 0, resetAfterMs: Math.floor(value / 2_097_152), policy };
+}
+
+/** decodeOne reads a single policy's reply; undefined when the reply has an unexpected shape. */
+export function decodeOne(reply: unknown, policy: Policy): Decision | undefined {
+  if (typeof reply === 'number') return compactDecision(reply, policy);
+  return Array.isArray(reply) && reply.length === 4 ? decisionAt(reply, 0, policy) : undefined;
+}
+
+/** allowedOf reads only the verdict of a single policy's reply; undefined for an unexpected shape. */
+export function allowedOf(reply: unknown): boolean | undefined {
+  if (typeof reply === 'number') return true;
+  return Array.isArray(reply) && reply.length === 4 ? reply[0] === 1 : undefined;
+}
+
+/** decodeAll reads a composite's reply for `policies`; undefined when it has an unexpected shape. */
+export function decodeAll(reply: unknown, policies: readonly Policy[]): Decision[] | undefined {
+  if (!Array.isArray(reply)) return undefined;
+  const n = policies.length;
+  if (reply.length === n && reply.every((v) => typeof v === 'number')) return policies.map((p, i) => compactDecision(reply[i] as number, p));
+  return reply.length === 4 * n ? policies.map((p, i) => decisionAt(reply, 4 * i, p)) : undefined;
 }
 
 export function openDecision(policy: Policy, cost: number): Decision {

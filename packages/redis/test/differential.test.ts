@@ -92,6 +92,17 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
     });
   }
 
+  it('gives identical decisions where the figures are too wide for the compact reply', async () => {
+    const wide: Spec[] = [
+      { algorithm: 'token-bucket', capacity: 3_000_000, refillPerSecond: 1 },
+      { algorithm: 'fixed-window', limit: 5, windowMs: 5_000_000_000 },
+    ];
+    const moves: Step[] = [0, 0, 1000, 0].map((dt) => ({ op: 'consume', dt, cost: 2, key: 0 }));
+    for (const kind of CLIENT_KINDS) {
+      for (const members of [[wide[0] as Spec], [wide[1] as Spec], wide]) await replay(members, 1_700_000_000_000, moves, kind);
+    }
+  });
+
   for (const [name, rewrite] of [['state stored in single precision', LOSSY_STATE], ['figures returned as Lua numbers', TRUNCATED_REPLY]] as const) {
     it(`catches a port with ${name}`, async () => {
       const mutant = new RedisStore({ client: rewrittenScripts(ioredis(server.port), rewrite), time: 'client', timeoutMs: 5000 });

@@ -7,7 +7,8 @@
  * The script evaluates every member first and writes only when all admit, so a denial by one costs
  * the others nothing. Members that admitted inside a denied composite report the units they still
  * hold (remaining + cost), as MemoryStore's decideAll does. ARGV follows lua/scripts.ts: now, cost,
- * commit, then two parameters per member in key order; the reply is four values per member.
+ * commit, then two parameters per member in key order. The reply is four values per member, or, when
+ * all admit with the usual figures, one compact integer per member.
  */
 import type { AlgorithmName } from '@ratekeeper/core';
 import { STEPS, type Script, script } from './scripts.js';
@@ -37,6 +38,8 @@ function generate(algorithms: readonly AlgorithmName[]): Script {
   );
   const all = members.map(({ i }) => `a${i}`).join(' and ');
   const write = members.map(({ i }) => `redis.call('SET', KEYS[${i}], x${i}, 'PX', px(l${i}))`).join('\n    ');
+  const shorts = members.map(({ i }) => `compact(r${i}, w${i}, e${i})`).join(', ');
+  const shortNames = members.map(({ i }) => `c${i}`).join(', ');
   const admitted = members.map(({ i }) => `1, num(r${i}), num(w${i}), num(e${i})`).join(',\n    ');
   const held = members.map(({ i }) => `local o${i}, q${i} = held(a${i}, r${i})`).join('\n');
   const denied = members.map(({ i }) => `o${i}, q${i}, num(w${i}), num(e${i})`).join(',\n  ');
@@ -46,6 +49,8 @@ if ${all} then
   if commit then
     ${write}
   end
+  local ${shortNames} = ${shorts}
+  if ${members.map(({ i }) => `c${i}`).join(' and ')} then return { ${shortNames} } end
   return {
     ${admitted}
   }

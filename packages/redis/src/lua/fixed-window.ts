@@ -10,9 +10,9 @@ local function fw(raw, now, cost, W, limit)
   local start = floor(now / W) * W
   local count = 0
   if raw then
-    if #raw ~= 16 then corrupt() end
+    if #raw ~= 16 then error({ err = CORRUPT }) end
     local stored, c = unpack('<dd', raw)
-    if stored ~= stored then corrupt() end
+    if stored ~= stored then error({ err = CORRUPT }) end
     if start < stored then start = stored end
     if start == stored then count = c end
   end

@@ -14,9 +14,9 @@ local function sw(raw, now, cost, W, L)
   local t = now
   local previous, current = 0, 0
   if raw then
-    if #raw ~= 24 then corrupt() end
+    if #raw ~= 24 then error({ err = CORRUPT }) end
     local stored, p, q = unpack('<ddd', raw)
-    if stored ~= stored then corrupt() end
+    if stored ~= stored then error({ err = CORRUPT }) end
     if start < stored then
       start = stored
       t = stored

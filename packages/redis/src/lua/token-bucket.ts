@@ -42,9 +42,9 @@ local function tb(raw, now, cost, capacity, interval)
   local u = now / interval
   local tat = u
   if raw then
-    if #raw ~= 8 then corrupt() end
+    if #raw ~= 8 then error({ err = CORRUPT }) end
     tat = unpack('<d', raw)
-    if tat ~= tat then corrupt() end
+    if tat ~= tat then error({ err = CORRUPT }) end
   end
   local earliest = tat - capacity
   local t

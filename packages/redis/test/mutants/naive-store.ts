@@ -6,7 +6,7 @@
  */
 import type { Algorithm, Decision, Policy, Store, StoreBinding } from '@ratekeeper/core';
 import { scriptParams } from '../../src/binding.js';
-import { decisionAt } from '../../src/decisions.js';
+import { decodeOne } from '../../src/decisions.js';
 import { storageKey } from '../../src/keys.js';
 import { SCRIPTS } from '../../src/lua/scripts.js';
 
@@ -29,8 +29,8 @@ export class NaiveStore implements Store<'async'> {
     const params = scriptParams(policy);
     const decide = async (key: string, cost: number, commit: boolean): Promise<Decision> => {
       const args = ['1', storageKey(this.#prefix, policy.name, key), '', String(cost), commit ? '1' : '0', ...params];
-      const reply = (await this.#client.call('EVAL', script.source, ...args)) as unknown[];
-      return decisionAt(reply, 0, policy);
+      const reply = await this.#client.call('EVAL', script.source, ...args);
+      return decodeOne(reply, policy) as Decision;
     };
     return {
       consume: (key, _now, cost) => decide(key, cost, true),
