@@ -4,9 +4,9 @@
  * on Redis Cluster.
  *
  * A plan (the script, the members, the ARGV tail, the fallback bindings) is built once per bindings
- * array, which CompositeLimiter passes unchanged on every call. Building it checks that every member is a
- * binding of this store and that no two share a policy name (they would share a key): violations are
- * programming errors and throw a TypeError on the first call.
+ * array, which CompositeLimiter passes unchanged on every call. Building it checks that every member
+ * is a binding of this store and that no two share a policy name (they would share a key): violations
+ * are programming errors and throw a TypeError on the first call.
  */
 import type { Decision, Policy, StoreBinding } from '@ratekeeper/core';
 import { type Backend, RedisBinding, asFailure, info } from './binding.js';
@@ -40,8 +40,15 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
   if (members.length > MAX_MEMBERS) {
     throw new TypeError(`RedisStore: a composite may have at most ${MAX_MEMBERS} members, got ${members.length}`);
   }
-  const script = compositeScript(members.map((m) => m.policy.algorithm));
-  return { script, members, policies: members.map((m) => m.policy), params: members.flatMap((m) => m.params), name: names.join('+'), fallbacks: members.map((m) => m.fallback) };
+  const policies = members.map((m) => m.policy);
+  return {
+    script: compositeScript(policies.map((p) => p.algorithm)),
+    members,
+    policies,
+    params: members.flatMap((m) => m.params),
+    name: names.join('+'),
+    fallbacks: members.map((m) => m.fallback),
+  };
 }
 
 /** decideComposite runs the composite script and, when Redis cannot answer, the failure policy. */

@@ -2,7 +2,7 @@
  * Composite scripts: one per sequence of member algorithms (say token bucket then sliding window),
  * generated on first use and cached. Specialising the script to its members lets it hold every
  * member's outcome in plain locals, include only the steps it calls and need no algorithm codes in
- * ARGV: half the Redis CPU of a generic loop over tables.
+ * ARGV: less Redis CPU than a generic loop over tables of outcomes.
  *
  * The script evaluates every member first and writes only when all admit, so a denial by one costs
  * the others nothing. Members that admitted inside a denied composite report the units they still
