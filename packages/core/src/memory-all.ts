@@ -9,13 +9,16 @@ import type { MemoryBinding } from './memory-store.js';
 /**
  * decideAll runs one all-or-nothing step over several memory bindings: every binding evaluates, and
  * only if all allow (and `commit`) does any of them record. Members that allowed inside a denied
- * composite report the units they still hold.
+ * composite report what they hold as it stands (MemoryBinding.held), not as if the request were taken.
  */
 export function decideAll(bindings: readonly MemoryBinding[], key: string, now: number, cost: number, commit: boolean): Decision[] {
   const allowed = evaluateAll(bindings, key, now, cost);
-  const decisions = bindings.map((binding) => binding.decision(allowed ? 0 : cost));
-  if (allowed && commit) for (const binding of bindings) binding.commit(key, now);
-  return decisions;
+  const decisions = bindings.map((binding) => binding.decision());
+  if (allowed) {
+    if (commit) for (const binding of bindings) binding.commit(key, now);
+    return decisions;
+  }
+  return decisions.map((d, i) => (d.allowed ? (bindings[i] as MemoryBinding).held(key, now) : d));
 }
 
 /** allowAll is decideAll answering only the verdict; it allocates nothing after a key's first request. */

@@ -136,10 +136,20 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     for (let i = 0; i < next.length; i++) this.#states[offset + i] = next[i] as number;
   }
 
-  /** decision materialises the last `evaluate`; `undoCost` reports an allowed step as not taken. */
-  decision(undoCost: number): Decision {
-    const decision = toDecision(this.#out, this.#policy);
-    return undoCost > 0 && decision.allowed ? { ...decision, remaining: decision.remaining + undoCost } : decision;
+  /** decision materialises the last `evaluate`. */
+  decision(): Decision {
+    return toDecision(this.#out, this.#policy);
+  }
+
+  /**
+   * held reports `key` as it stands, for a member that would admit inside a denied composite: the units
+   * it still holds and the time until it is empty, read by evaluating a cost no policy can grant
+   * (which writes nothing). Remote stores compute it the same way, so both report the same figures.
+   */
+  held(key: string, now: number): Decision {
+    this.evaluate(key, now, Number.MAX_SAFE_INTEGER);
+    const out = this.#out;
+    return { allowed: true, limit: this.#policy.limit, remaining: out.remaining, retryAfterMs: 0, resetAfterMs: out.resetAfterMs, policy: this.#policy };
   }
 
   #insert(key: string, now: number): number {

@@ -206,3 +206,18 @@ describe('composite on a remote store', () => {
     expect(local.consume('k').allowed).toBe(true);
   });
 });
+
+describe('a member that would admit inside a denied composite', () => {
+  it('reports what it holds as it stands: its units and its time to full, not as if the request were taken', () => {
+    const clock = new ManualClock(1_000_000);
+    const bucket = new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, name: 'burst', clock });
+    const window = new SlidingWindowLimiter({ limit: 1, windowMs: 60_000, name: 'minute', clock });
+    const composite = new CompositeLimiter([bucket, window]);
+    expect(composite.consume('k').allowed).toBe(true);
+    clock.advance(500); // the bucket holds 1.5 tokens and is full again in 500 ms; the window is spent
+    const denied = composite.consume('k');
+    expect(denied.allowed).toBe(false);
+    expect(denied.parts?.[0]).toMatchObject({ allowed: true, remaining: 1, retryAfterMs: 0, resetAfterMs: 500 });
+    expect(bucket.peek('k', 2)).toMatchObject({ allowed: false, retryAfterMs: 500 }); // the same 500 ms, from the bucket itself
+  });
+});

@@ -5,8 +5,9 @@
  * ARGV: less Redis CPU than a generic loop over tables of outcomes.
  *
  * The script evaluates every member first and writes only when all admit, so a denial by one costs
- * the others nothing. Members that admitted inside a denied composite report the units they still
- * hold (remaining + cost), as MemoryStore's decideAll does. ARGV follows lua/scripts.ts: now, cost,
+ * the others nothing. Members that admitted inside a denied composite report what they hold as it
+ * stands, read by re-running their step with a cost no policy can grant (which writes nothing), as
+ * MemoryStore's decideAll does (MemoryBinding.held). ARGV follows lua/scripts.ts: now, cost,
  * commit, then two parameters per member in key order. The reply is four values per member, or, when
  * all admit with the usual figures, one compact integer per member.
  */
@@ -41,8 +42,15 @@ function generate(algorithms: readonly AlgorithmName[]): Script {
   const shorts = members.map(({ i }) => `compact(r${i}, w${i}, e${i})`).join(', ');
   const shortNames = members.map(({ i }) => `c${i}`).join(', ');
   const admitted = members.map(({ i }) => `1, num(r${i}), num(w${i}), num(e${i})`).join(',\n    ');
-  const held = members.map(({ i }) => `local o${i}, q${i} = held(a${i}, r${i})`).join('\n');
-  const denied = members.map(({ i }) => `o${i}, q${i}, num(w${i}), num(e${i})`).join(',\n  ');
+  const held = members.map(
+    ({ i, step }) =>
+      `local o${i}, q${i}, h${i} = 0, num(r${i}), num(e${i})
+if a${i} then
+  local _, hr, _, he = ${step.name}(redis.call('GET', KEYS[${i}]), now, HELD_COST, tonumber(ARGV[${2 * i + 2}]), tonumber(ARGV[${2 * i + 3}]))
+  o${i}, q${i}, h${i} = 1, num(hr), num(he)
+end`,
+  );
+  const denied = members.map(({ i }) => `o${i}, q${i}, num(w${i}), h${i}`).join(',\n  ');
   const body = `
 ${evaluate.join('\n')}
 if ${all} then
@@ -55,11 +63,8 @@ if ${all} then
     ${admitted}
   }
 end
-local function held(ok, remaining)
-  if ok then return 1, num(remaining + cost) end
-  return 0, num(remaining)
-end
-${held}
+local HELD_COST = 9007199254740991
+${held.join('\n')}
 return {
   ${denied}
 }
