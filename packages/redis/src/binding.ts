@@ -10,7 +10,7 @@ import type { Algorithm, Decision, Policy, StoreBinding } from '@ratekeeper/core
 import { allowedOf, closedDecision, decodeOne, fallbackDecision, openDecision } from './decisions.js';
 import { Failure, type FailureInfo } from './failure.js';
 import { encodeKey, keyHead } from './keys.js';
-import { SCRIPTS, type Script } from './lua/scripts.js';
+import { type Script, singleScript } from './lua/scripts.js';
 import type { FailurePolicy } from './options.js';
 import type { Outcome, Remote } from './remote.js';
 
@@ -21,8 +21,8 @@ export interface Backend {
   readonly remote: Remote;
   readonly prefix: string;
   readonly onFailure: FailurePolicy;
-  /** timeArg is ARGV[1]: '' for the server's TIME, else the limiter's `now`. */
-  timeArg(now: number): string;
+  /** clientTime: the scripts take `now` from the call instead of reading the server's TIME. */
+  readonly clientTime: boolean;
   report(info: FailureInfo): void;
 }
 
@@ -49,7 +49,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     this.params = scriptParams(policy);
     this.fallback = fallback;
     this.head = keyHead(backend.prefix, policy.name);
-    this.#script = SCRIPTS[algorithm.name];
+    this.#script = singleScript(algorithm.name, backend.clientTime);
   }
 
   /** keyOf is the Redis key of this policy's state for `key`. */
@@ -78,11 +78,15 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     });
   }
 
-  /** #run sends this policy's script for one request: ARGV is now, cost, commit and the two parameters. */
+  /** #run sends this policy's script for one request: ARGV is [now,] the signed cost and the parameters. */
   #run<T>(key: string, now: number, cost: number, commit: boolean, outcome: Outcome<T>): Promise<T> {
     const redisKey = this.keyOf(key);
     const [first, second] = this.params;
-    const command = ['EVALSHA', this.#script.sha, '1', redisKey, this.backend.timeArg(now), String(cost), commit ? '1' : '0', first, second];
+    const signed = String(commit ? cost : -cost);
+    const sha = this.#script.sha;
+    const command = this.backend.clientTime
+      ? ['EVALSHA', sha, '1', redisKey, String(now), signed, first, second]
+      : ['EVALSHA', sha, '1', redisKey, signed, first, second];
     return this.backend.remote.eval(this.#script, command, redisKey, outcome);
   }
 

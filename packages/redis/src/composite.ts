@@ -42,7 +42,7 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
   }
   const policies = members.map((m) => m.policy);
   return {
-    script: compositeScript(policies.map((p) => p.algorithm)),
+    script: compositeScript(policies.map((p) => p.algorithm), backend.clientTime),
     members,
     policies,
     params: members.flatMap((m) => m.params),
@@ -65,7 +65,8 @@ export function decideComposite(
   const n = plan.members.length;
   const command = ['EVALSHA', plan.script.sha, String(n)];
   for (const member of plan.members) command.push(`${member.head}${tag}`);
-  command.push(backend.timeArg(now), String(cost), commit ? '1' : '0', ...plan.params);
+  if (backend.clientTime) command.push(String(now));
+  command.push(String(commit ? cost : -cost), ...plan.params);
   return backend.remote.eval(plan.script, command, command[3] as string, (ended) => {
     const decisions = decodeAll(ended, plan.policies);
     if (decisions !== undefined) return decisions;

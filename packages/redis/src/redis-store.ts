@@ -24,7 +24,7 @@ import type { Algorithm, Decision, Policy, StoreBinding, Store } from '@ratekeep
 import { type Backend, RedisBinding, scriptParams } from './binding.js';
 import { type Plan, decideComposite, makePlan } from './composite.js';
 import type { FailureInfo } from './failure.js';
-import { SCRIPTS } from './lua/scripts.js';
+import { STEPS } from './lua/scripts.js';
 import { type FailurePolicy, type FallbackStore, type RedisStoreOptions, type TimeSource, resolveOptions } from './options.js';
 import { Remote } from './remote.js';
 
@@ -51,18 +51,17 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     this.timeoutMs = o.timeoutMs;
     this.onFailure = o.onFailure;
     this.#fallbackStore = o.fallbackStore;
-    const clientTime = o.time === 'client';
     this.#backend = {
       remote: new Remote(o.send, o.timeoutMs, o.probeIntervalMs),
       prefix: o.prefix,
       onFailure: o.onFailure,
-      timeArg: (now) => (clientTime ? String(now) : ''),
+      clientTime: o.time === 'client',
       report: (info) => this.#report(info),
     };
   }
 
   bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): RedisBinding<P> {
-    if (!Object.hasOwn(SCRIPTS, algorithm.name) || algorithm.name !== policy.algorithm) {
+    if (!Object.hasOwn(STEPS, algorithm.name) || algorithm.name !== policy.algorithm) {
       throw new TypeError(`RedisStore: no script for algorithm ${JSON.stringify(algorithm.name)}`);
     }
     const signature = `${policy.algorithm} ${scriptParams(policy).join(' ')}`;

@@ -7,8 +7,8 @@
  * The script evaluates every member first and writes only when all admit, so a denial by one costs
  * the others nothing. Members that admitted inside a denied composite report what they hold as it
  * stands, read by re-running their step with a cost no policy can grant (which writes nothing), as
- * MemoryStore's decideAll does (MemoryBinding.held). ARGV follows lua/scripts.ts: now, cost,
- * commit, then two parameters per member in key order. The reply is four values per member, or, when
+ * MemoryStore's decideAll does (MemoryBinding.held). ARGV follows lua/scripts.ts: `now` (client time
+ * only), the signed cost, then two parameters per member in key order. The reply is four values per member, or, when
  * all admit with the usual figures, one compact integer per member.
  */
 import type { AlgorithmName } from '@ratekeeper/core';
@@ -20,22 +20,22 @@ export const MAX_MEMBERS = 16;
 const cache = new Map<string, Script>();
 
 /** compositeScript is the script deciding members of `algorithms`, in that order, all or nothing. */
-export function compositeScript(algorithms: readonly AlgorithmName[]): Script {
-  const id = algorithms.join(' ');
+export function compositeScript(algorithms: readonly AlgorithmName[], clientTime: boolean): Script {
+  const id = `${clientTime ? 'client' : 'server'} ${algorithms.join(' ')}`;
   let found = cache.get(id);
   if (found === undefined) {
-    found = generate(algorithms);
+    found = generate(algorithms, clientTime);
     cache.set(id, found);
   }
   return found;
 }
 
-function generate(algorithms: readonly AlgorithmName[]): Script {
+function generate(algorithms: readonly AlgorithmName[], clientTime: boolean): Script {
   const members = algorithms.map((algorithm, index) => ({ i: index + 1, step: STEPS[algorithm] }));
   const steps = [...new Set(algorithms)].map((a) => STEPS[a].source).join('');
   const evaluate = members.map(
     ({ i, step }) =>
-      `local a${i}, r${i}, w${i}, e${i}, l${i}, x${i} = ${step.name}(redis.call('GET', KEYS[${i}]), now, cost, tonumber(ARGV[${2 * i + 2}]), tonumber(ARGV[${2 * i + 3}]))`,
+      `local a${i}, r${i}, w${i}, e${i}, l${i}, x${i} = ${step.name}(redis.call('GET', KEYS[${i}]), now, cost, tonumber(ARGV[first + ${2 * i - 2}]), tonumber(ARGV[first + ${2 * i - 1}]))`,
   );
   const all = members.map(({ i }) => `a${i}`).join(' and ');
   const write = members.map(({ i }) => `redis.call('SET', KEYS[${i}], x${i}, 'PX', px(l${i}))`).join('\n    ');
@@ -46,7 +46,7 @@ function generate(algorithms: readonly AlgorithmName[]): Script {
     ({ i, step }) =>
       `local o${i}, q${i}, h${i} = 0, num(r${i}), num(e${i})
 if a${i} then
-  local _, hr, _, he = ${step.name}(redis.call('GET', KEYS[${i}]), now, HELD_COST, tonumber(ARGV[${2 * i + 2}]), tonumber(ARGV[${2 * i + 3}]))
+  local _, hr, _, he = ${step.name}(redis.call('GET', KEYS[${i}]), now, HELD_COST, tonumber(ARGV[first + ${2 * i - 2}]), tonumber(ARGV[first + ${2 * i - 1}]))
   o${i}, q${i}, h${i} = 1, num(hr), num(he)
 end`,
   );
@@ -69,5 +69,5 @@ return {
   ${denied}
 }
 `;
-  return script(steps, body);
+  return script(clientTime, steps, body);
 }

@@ -8,7 +8,7 @@ import type { Algorithm, Decision, Policy, Store, StoreBinding } from '@ratekeep
 import { scriptParams } from '../../src/binding.js';
 import { decodeOne } from '../../src/decisions.js';
 import { storageKey } from '../../src/keys.js';
-import { SCRIPTS } from '../../src/lua/scripts.js';
+import { singleScript } from '../../src/lua/scripts.js';
 
 interface CallClient {
   call(command: string, ...args: string[]): Promise<unknown>;
@@ -25,10 +25,10 @@ export class NaiveStore implements Store<'async'> {
   }
 
   bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): StoreBinding<'async'> {
-    const script = SCRIPTS[algorithm.name];
+    const script = singleScript(algorithm.name, false);
     const params = scriptParams(policy);
     const decide = async (key: string, cost: number, commit: boolean): Promise<Decision> => {
-      const args = ['1', storageKey(this.#prefix, policy.name, key), '', String(cost), commit ? '1' : '0', ...params];
+      const args = ['1', storageKey(this.#prefix, policy.name, key), String(commit ? cost : -cost), ...params];
       const reply = await this.#client.call('EVAL', script.source, ...args);
       return decodeOne(reply, policy) as Decision;
     };

@@ -1,0 +1,72 @@
+/**
+ * The prelude every script starts with: local aliases, the reply helpers, and `now`, `cost`, `commit`
+ * and `first` (the ARGV index of the first policy parameter) read from the call. The time source is
+ * part of the script, not of the call, so a server-time call sends no `now` at all.
+ */
+
+/**
+ * MAX_PX caps a TTL just below 10^14 ms (about 3,170 years): redis.call turns a Lua number into text
+ * with %.14g, exact for every integer below 10^14, so PX needs no string formatting.
+ *
+ * `compact` is the short reply of an admitted request: one integer, reset·2^21 + remaining·2 + 1,
+ * when remaining < 2^20 and resetAfterMs < 2^31 are whole and retryAfterMs is 0 (an admission's
+ * usual figures). Returning one integer instead of a four-element array saves Redis the table
+ * conversion and the client an array; anything else goes out in the four-value form.
+ */
+const HELPERS = `
+local floor, ceil, format, tonumber = math.floor, math.ceil, string.format, tonumber
+local pack, unpack = struct.pack, struct.unpack
+local INF = math.huge
+local MAX_SAFE = 9007199254740992
+local MAX_PX = 99999999999999
+local CORRUPT = 'RKCORRUPT the key holds a value ratekeeper did not write'
+
+local function num(x)
+  if x == floor(x) and x > -MAX_SAFE and x < MAX_SAFE and (x ~= 0 or 1 / x > 0) then return x end
+  return format('%.17g', x)
+end
+
+local function px(ttl)
+  local ms = ceil(ttl)
+  if not (ms >= 1) then ms = 1 end
+  if ms > MAX_PX then ms = MAX_PX end
+  return ms
+end
+
+local function compact(remaining, retry, reset)
+  if retry == 0 and remaining >= 0 and remaining < 1048576 and remaining == floor(remaining)
+    and reset >= 0 and reset < 2147483648 and reset == floor(reset)
+    and (remaining ~= 0 or 1 / remaining > 0) and (reset ~= 0 or 1 / reset > 0) and 1 / retry > 0 then
+    return reset * 2097152 + remaining * 2 + 1
+  end
+  return nil
+end
+
+`;
+
+/** SERVER_TIME reads `now` from Redis's TIME (ms = s·1000 + ⌊µs/1000⌋); ARGV[1] is the signed cost. */
+const SERVER_TIME = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
+local first = 2
+local signed = tonumber(ARGV[1])
+`;
+
+/** CLIENT_TIME takes `now` from ARGV[1]; ARGV[2] is the signed cost. */
+const CLIENT_TIME = `
+local now = tonumber(ARGV[1])
+local first = 3
+local signed = tonumber(ARGV[2])
+`;
+
+/** The signed cost: positive to record an admitted request, negative to only decide (peek). */
+const COST = `
+local commit = signed > 0
+local cost = signed
+if not commit then cost = -signed end
+`;
+
+/** prelude is the start of a script reading time from the server or from the call. */
+export function prelude(clientTime: boolean): string {
+  return `${HELPERS}${clientTime ? CLIENT_TIME : SERVER_TIME}${COST}`;
+}
