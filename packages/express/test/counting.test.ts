@@ -3,9 +3,10 @@
  * a single route's limiter each count a request once, on automatic HEAD and on 404s alike.
  */
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
+import { counting, listen } from '@ratekeeper/adapter-contract';
 import { describe, expect, it } from 'vitest';
 import { rateLimit } from '../src/index.js';
-import { counting, expresses, serve } from './helpers.js';
+import { expresses } from './helpers.js';
 
 describe.each(expresses)('%s', (_, express) => {
   const roomy = (clock: ManualClock) => new TokenBucketLimiter({ capacity: 100, refillPerSecond: 1, clock });
@@ -20,7 +21,7 @@ describe.each(expresses)('%s', (_, express) => {
     api.get('/thing', (_req, res) => void res.send('thing'));
     app.use('/api', api);
     app.get('/one', rateLimit({ limiter: route.limiter }), (_req, res) => void res.send('one'));
-    const { http } = serve(app);
+    const { http } = listen(app);
 
     const table = [
       { method: 'get', path: '/one', status: 200 },
@@ -46,7 +47,7 @@ describe.each(expresses)('%s', (_, express) => {
     const app = express();
     app.use(rateLimit({ limiter: new TokenBucketLimiter({ capacity: 10, refillPerSecond: 1, name: 'global', clock }) }));
     app.get('/one', rateLimit({ limiter: new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, name: 'route', clock }) }), (_req, res) => void res.send('one'));
-    const { http } = serve(app);
+    const { http } = listen(app);
     await http.get('/one').expect(200).expect('RateLimit-Policy', '"global";q=10;w=10, "route";q=2;w=2').expect('RateLimit', '"global";r=9;t=1, "route";r=1;t=1');
     await http.get('/other').expect(404).expect('RateLimit-Policy', '"global";q=10;w=10').expect('RateLimit', '"global";r=8;t=2');
   });
@@ -58,7 +59,7 @@ describe.each(expresses)('%s', (_, express) => {
     const app = express();
     app.use(rateLimit({ limiter: global.limiter }));
     app.get('/', rateLimit({ limiter: route.limiter }), (_req, res) => void res.send('ok'));
-    const { http } = serve(app);
+    const { http } = listen(app);
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await http.get('/')).status);
     expect(statuses).toEqual([200, 200, 429, 429, 429]);

@@ -1,108 +1,74 @@
 /**
- * Test helpers for the Express adapter: real servers on loopback, limiters that count what the
- * middleware asks of them, and the header-hygiene check every response goes through. Nothing here
- * sleeps: every limiter runs on a ManualClock.
+ * The Express driver for the adapter contract (@ratekeeper/adapter-contract): one driver per Express
+ * major, each building a real app around rateLimit (or a mutant) with a GET / route and an error
+ * handler that records what reaches Express's error path. The contract's framework-neutral callbacks
+ * are translated here into Express's (req, res) shapes.
  */
-import { Agent, type Server, request as httpRequest } from 'node:http';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import type { Decision, RateLimiter } from '@ratekeeper/core';
-import type { Express } from 'express';
+import type { ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
+import { listen } from '@ratekeeper/adapter-contract';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import express5 from 'express';
 import express4 from 'express4';
-import request from 'supertest';
-import { afterEach, expect } from 'vitest';
+import { type ExpressRateLimitOptions, rateLimit } from '../src/index.js';
+
+export type Factory = (options: ExpressRateLimitOptions) => RequestHandler;
+export type Express = typeof express5;
 
 /** The Express majors the contract runs against. */
 export const expresses = [
   ['Express 5', express5],
-  ['Express 4', express4 as unknown as typeof express5],
+  ['Express 4', express4 as unknown as Express],
 ] as const;
 
-const open: Server[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => new Promise((done) => s.close(done))));
+const view = (req: Request): RequestView => ({
+  header: (name) => req.get(name),
+  query: (name) => {
+    const value = req.query[name];
+    return typeof value === 'string' ? value : undefined;
+  },
+  path: req.path,
 });
 
-/** serve listens on an ephemeral loopback port (closed after the test) and returns a supertest client. */
-export function serve(app: Express): { server: Server; http: ReturnType<typeof request>; connections: () => number } {
-  const server = app.listen(0, '127.0.0.1');
-  open.push(server);
-  let connections = 0;
-  server.on('connection', () => connections++);
-  return { server, http: request(server), connections: () => connections };
-}
-
-export interface Sent {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-}
-
-/**
- * oneSocket returns a client that sends every request over one kept-alive connection (supertest opens
- * a connection per request), for the tests that must come "from one socket" and send many requests.
- */
-export function oneSocket(server: Server): { get: (path: string, headers?: Record<string, string>) => Promise<Sent>; close: () => void } {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const get = async (path: string, headers: Record<string, string> = {}) => {
-    if (!server.listening) await once(server, 'listening');
-    const { port } = server.address() as AddressInfo;
-    return new Promise<Sent>((resolve, reject) => {
-      const req = httpRequest({ agent, host: '127.0.0.1', port, path, headers }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  };
-  return { get, close: () => agent.destroy() };
-}
-
-export interface Counted {
-  readonly limiter: RateLimiter;
-  /** The key of every consume call, in order. */
-  readonly keys: string[];
-  /** The cost of every consume call, in order. */
-  readonly costs: number[];
-}
-
-/** counting wraps a limiter so the test can count consume calls and see their keys and costs. */
-export function counting(inner: RateLimiter): Counted {
-  const keys: string[] = [];
-  const costs: number[] = [];
-  const limiter: RateLimiter = {
-    mode: inner.mode,
-    policies: inner.policies,
-    consume(key, cost = 1) {
-      keys.push(key);
-      costs.push(cost);
-      return inner.consume(key, cost);
-    },
-    peek: (key, cost) => inner.peek(key, cost),
-    allow: (key, cost) => inner.allow(key, cost),
-    reset: (key) => inner.reset(key),
-  };
-  return { limiter, keys, costs };
-}
-
-/** asyncLimiter answers every consume with a promise, as a remote store does; `decide` may rewrite it. */
-export function asyncLimiter(inner: RateLimiter, decide: (d: Decision) => Decision | Promise<Decision> = (d) => d): RateLimiter<'async'> {
+/** translate maps the contract's options onto Express's, leaving everything else untouched. */
+export function translate(options: ContractOptions): ExpressRateLimitOptions {
+  const { key, skip, cost, onDecision, handler, ...rest } = options;
+  const send = (res: Response, answer: { status: number; body: unknown }) => void res.status(answer.status).json(answer.body);
   return {
-    mode: 'async',
-    policies: inner.policies,
-    consume: async (key, cost) => decide(await inner.consume(key, cost)),
-    peek: async (key, cost) => inner.peek(key, cost),
-    allow: async (key, cost) => inner.allow(key, cost),
-    reset: async (key) => inner.reset(key),
+    ...rest,
+    ...(key === undefined ? {} : { key: (req: Request) => key(view(req)) }),
+    ...(skip === undefined ? {} : { skip: (req: Request) => skip(view(req)) }),
+    ...(cost === undefined ? {} : { cost: (req: Request) => cost(view(req)) }),
+    ...(onDecision === undefined ? {} : { onDecision: (d, req: Request) => onDecision(d, view(req)) }),
+    ...(handler === undefined
+      ? {}
+      : {
+          handler: (req: Request, res: Response, d) => {
+            const answer = handler(d, view(req));
+            return answer instanceof Promise ? answer.then((a) => send(res, a)) : send(res, answer);
+          },
+        }),
   };
 }
 
-/** expectPrintableHeaders asserts that every header name and value is printable ASCII. */
-export function expectPrintableHeaders(headers: Record<string, unknown>): void {
-  for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value]) {
-      expect(`${name}: ${String(v)}`).toMatch(/^[\x20-\x7e]*$/);
-    }
-  }
+function driver(name: string, express: Express): Driver<Factory> {
+  return {
+    name,
+    rateLimit,
+    serve(options, setup = {}) {
+      const app = express();
+      app.set('trust proxy', setup.proxy ?? false);
+      const errors: unknown[] = [];
+      const ips: (string | undefined)[] = [];
+      let ran = 0;
+      const { before } = setup;
+      if (before !== undefined) app.use((req, res, next) => (before(req, res), next()));
+      app.use((setup.factory ?? rateLimit)(translate(options)));
+      app.get('/', (req, res) => void (ran++, ips.push(req.ip), res.send('ok')));
+      const record: ErrorRequestHandler = (error, _req, _res, next) => void (errors.push(error), next(error));
+      app.use(record);
+      return { ...listen(app), errors, ips, ran: () => ran };
+    },
+  };
 }
+
+export const drivers = expresses.map(([name, express]) => driver(name, express));

@@ -4,9 +4,10 @@
  */
 import { Router } from '@koa/router';
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
+import { counting, listen } from '@ratekeeper/adapter-contract';
 import { describe, expect, it } from 'vitest';
 import { rateLimit } from '../src/index.js';
-import { counting, koas, serve } from './helpers.js';
+import { koas } from './helpers.js';
 
 describe.each(koas)('%s', (_, Koa) => {
   const roomy = (clock: ManualClock) => new TokenBucketLimiter({ capacity: 100, refillPerSecond: 1, clock });
@@ -22,7 +23,7 @@ describe.each(koas)('%s', (_, Koa) => {
     const root = new Router();
     root.get('/one', rateLimit({ limiter: route.limiter }), (ctx) => void (ctx.body = 'one'));
     app.use(api.routes()).use(root.routes());
-    const { http } = serve(app);
+    const { http } = listen(app);
 
     const table = [
       { method: 'get', path: '/one', status: 200 },
@@ -50,7 +51,7 @@ describe.each(koas)('%s', (_, Koa) => {
     const root = new Router();
     root.get('/one', rateLimit({ limiter: new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, name: 'route', clock }) }), (ctx) => void (ctx.body = 'one'));
     app.use(root.routes());
-    const { http } = serve(app);
+    const { http } = listen(app);
     await http.get('/one').expect(200).expect('RateLimit-Policy', '"global";q=10;w=10, "route";q=2;w=2').expect('RateLimit', '"global";r=9;t=1, "route";r=1;t=1');
     await http.get('/other').expect(404).expect('RateLimit-Policy', '"global";q=10;w=10').expect('RateLimit', '"global";r=8;t=2');
   });
@@ -64,7 +65,7 @@ describe.each(koas)('%s', (_, Koa) => {
     const root = new Router();
     root.get('/', rateLimit({ limiter: route.limiter }), (ctx) => void (ctx.body = 'ok'));
     app.use(root.routes());
-    const { http } = serve(app);
+    const { http } = listen(app);
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await http.get('/')).status);
     expect(statuses).toEqual([200, 200, 429, 429, 429]);

@@ -1,16 +1,16 @@
 /**
- * Test helpers for the Koa adapter: real servers on loopback, limiters that count what the middleware
- * asks of them, and the header-hygiene check every response goes through. Nothing here sleeps: every
- * limiter runs on a ManualClock.
+ * The Koa driver for the adapter contract (@ratekeeper/adapter-contract): one driver per Koa major,
+ * each building a real app around rateLimit (or a mutant) with a downstream middleware that answers
+ * 'ok', recording the errors Koa reports through its 'error' event (which also keeps Koa from logging
+ * them). The contract's framework-neutral callbacks are translated here into Koa's ctx shapes.
  */
-import { once } from 'node:events';
-import { Agent, type Server, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Decision, RateLimiter } from '@ratekeeper/core';
-import Koa from 'koa';
+import type { Answer, ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
+import { listen } from '@ratekeeper/adapter-contract';
+import Koa, { type Context, type Middleware } from 'koa';
 import Koa2 from 'koa2';
-import request from 'supertest';
-import { afterEach, expect } from 'vitest';
+import { type KoaRateLimitOptions, rateLimit } from '../src/index.js';
+
+export type Factory = (options: KoaRateLimitOptions) => Middleware;
 
 /** The Koa majors the contract runs against. */
 export const koas = [
@@ -18,95 +18,65 @@ export const koas = [
   ['Koa 2', Koa2 as unknown as typeof Koa],
 ] as const;
 
-const open: Server[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => new Promise((done) => s.close(done))));
+const view = (ctx: Context): RequestView => ({
+  // Koa answers '' for an absent header; the contract's callbacks expect undefined.
+  header: (name) => ctx.get(name) || undefined,
+  query: (name) => {
+    const value = ctx.query[name];
+    return typeof value === 'string' ? value : undefined;
+  },
+  path: ctx.path,
 });
 
-/**
- * serve listens on an ephemeral loopback port (closed after the test) and returns a supertest client
- * and the errors Koa reported through its 'error' event (which also keeps Koa from logging them).
- */
-export function serve(app: Koa): { server: Server; http: ReturnType<typeof request>; errors: unknown[]; connections: () => number } {
-  const errors: unknown[] = [];
-  app.on('error', (error: unknown) => errors.push(error));
-  const server = app.listen(0, '127.0.0.1');
-  open.push(server);
-  let connections = 0;
-  server.on('connection', () => connections++);
-  return { server, http: request(server), errors, connections: () => connections };
-}
-
-export interface Sent {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-}
-
-/**
- * oneSocket returns a client that sends every request over one kept-alive connection (supertest opens
- * a connection per request), for the tests that must come "from one socket" and send many requests.
- */
-export function oneSocket(server: Server): { get: (path: string, headers?: Record<string, string>) => Promise<Sent>; close: () => void } {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const get = async (path: string, headers: Record<string, string> = {}) => {
-    if (!server.listening) await once(server, 'listening');
-    const { port } = server.address() as AddressInfo;
-    return new Promise<Sent>((resolve, reject) => {
-      const req = httpRequest({ agent, host: '127.0.0.1', port, path, headers }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  };
-  return { get, close: () => agent.destroy() };
-}
-
-export interface Counted {
-  readonly limiter: RateLimiter;
-  /** The key of every consume call, in order. */
-  readonly keys: string[];
-  /** The cost of every consume call, in order. */
-  readonly costs: number[];
-}
-
-/** counting wraps a limiter so the test can count consume calls and see their keys and costs. */
-export function counting(inner: RateLimiter): Counted {
-  const keys: string[] = [];
-  const costs: number[] = [];
-  const limiter: RateLimiter = {
-    mode: inner.mode,
-    policies: inner.policies,
-    consume(key, cost = 1) {
-      keys.push(key);
-      costs.push(cost);
-      return inner.consume(key, cost);
-    },
-    peek: (key, cost) => inner.peek(key, cost),
-    allow: (key, cost) => inner.allow(key, cost),
-    reset: (key) => inner.reset(key),
-  };
-  return { limiter, keys, costs };
-}
-
-/** asyncLimiter answers every consume with a promise, as a remote store does; `decide` may rewrite it. */
-export function asyncLimiter(inner: RateLimiter, decide: (d: Decision) => Decision | Promise<Decision> = (d) => d): RateLimiter<'async'> {
+/** translate maps the contract's options onto Koa's, leaving everything else untouched. */
+export function translate(options: ContractOptions): KoaRateLimitOptions {
+  const { key, skip, cost, onDecision, handler, ...rest } = options;
+  const send = (ctx: Context, answer: Answer) => void ((ctx.status = answer.status), (ctx.body = answer.body));
   return {
-    mode: 'async',
-    policies: inner.policies,
-    consume: async (key, cost) => decide(await inner.consume(key, cost)),
-    peek: async (key, cost) => inner.peek(key, cost),
-    allow: async (key, cost) => inner.allow(key, cost),
-    reset: async (key) => inner.reset(key),
+    ...rest,
+    ...(key === undefined ? {} : { key: (ctx: Context) => key(view(ctx)) }),
+    ...(skip === undefined ? {} : { skip: (ctx: Context) => skip(view(ctx)) }),
+    ...(cost === undefined ? {} : { cost: (ctx: Context) => cost(view(ctx)) }),
+    ...(onDecision === undefined ? {} : { onDecision: (d, ctx: Context) => onDecision(d, view(ctx)) }),
+    ...(handler === undefined
+      ? {}
+      : {
+          handler: (ctx: Context, d) => {
+            const answer = handler(d, view(ctx));
+            return answer instanceof Promise ? answer.then((a) => send(ctx, a)) : send(ctx, answer);
+          },
+        }),
   };
 }
 
-/** expectPrintableHeaders asserts that every header name and value is printable ASCII. */
-export function expectPrintableHeaders(headers: Record<string, unknown>): void {
-  for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value]) {
-      expect(`${name}: ${String(v)}`).toMatch(/^[\x20-\x7e]*$/);
-    }
-  }
+/** Koa's proxy settings: a boolean for app.proxy, or app.proxy on with a maxIpsCount. */
+const proxySettings = (proxy: unknown) => (typeof proxy === 'object' && proxy !== null ? { proxy: true, ...proxy } : { proxy: proxy === true });
+
+function driver(name: string, K: typeof Koa): Driver<Factory> {
+  return {
+    name,
+    rateLimit,
+    genericErrorBody: 'Internal Server Error',
+    serve(options, setup = {}) {
+      const app = new K(proxySettings(setup.proxy));
+      const errors: unknown[] = [];
+      app.on('error', (error: unknown) => errors.push(error));
+      const ips: string[] = [];
+      let ran = 0;
+      const { before } = setup;
+      if (before !== undefined) {
+        app.use(async (ctx, next) => {
+          before(ctx.req, ctx.res);
+          // An answer written on the raw response is final: Koa must not respond again.
+          if (ctx.res.headersSent) ctx.respond = false;
+          await next();
+        });
+      }
+      app.use((setup.factory ?? rateLimit)(translate(options)));
+      app.use((ctx) => void (ran++, ips.push(ctx.ip), (ctx.body = 'ok')));
+      return { ...listen(app), errors, ips, ran: () => ran };
+    },
+  };
 }
+
+export const drivers = koas.map(([name, K]) => driver(name, K));

@@ -1,0 +1,61 @@
+/**
+ * The driver: what a framework adapter's tests hand the contract suites so that one suite runs on
+ * Express, Koa or any other framework. A driver stands for one framework major ("Express 4"), so a
+ * package passes one driver per major it supports. Suites speak framework-neutral options (callbacks
+ * see a RequestView, a handler returns an Answer) and the driver translates them into the adapter's
+ * own option shape, which keeps every assertion identical across frameworks.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Decision, RateLimitOptions } from '@ratekeeper/core';
+import type { Listening } from './support.js';
+
+/** RequestView is the little of a request the suites' callbacks read. */
+export interface RequestView {
+  /** A request header, undefined when absent. */
+  header(name: string): string | undefined;
+  /** A query-string parameter, undefined when absent. */
+  query(name: string): string | undefined;
+  readonly path: string;
+}
+
+/** Answer is what a neutral limited-response handler wants written: status and JSON body. */
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** ContractOptions are the adapter options with framework-neutral callbacks. */
+export interface ContractOptions extends RateLimitOptions<RequestView> {
+  readonly handler?: (decision: Decision, req: RequestView) => Answer | Promise<Answer>;
+}
+
+/** Setup is how the app around the middleware is built; every field is optional. */
+export interface Setup<F> {
+  /** The middleware factory to mount instead of the real rateLimit (a mutant). */
+  readonly factory?: F;
+  /** The framework's own proxy-trust setting, passed through untouched (default: trust nothing). */
+  readonly proxy?: unknown;
+  /** Runs first on every request with the raw Node objects; if it ends the response, the app must not. */
+  readonly before?: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+/** Served is a listening app: rateLimit, then a GET / that answers 'ok' and counts its runs. */
+export interface Served extends Listening {
+  /** Every error that reached the framework's error path, in order. */
+  readonly errors: unknown[];
+  /** The client address the framework resolved, for each request that reached the route. */
+  readonly ips: (string | undefined)[];
+  /** How many times the route ran. */
+  ran(): number;
+}
+
+export interface Driver<F> {
+  /** The framework and major, as the describe blocks name it: "Express 5". */
+  readonly name: string;
+  /** The adapter's real rateLimit. */
+  readonly rateLimit: F;
+  /** Builds and serves the app: mounts factory(translated options) before the route. */
+  serve(options: ContractOptions, setup?: Setup<F>): Served;
+  /** The body the framework answers a hidden 500 with, when it never shows the error (Koa). */
+  readonly genericErrorBody?: string;
+}

@@ -1,0 +1,15 @@
+/**
+ * @ratekeeper/adapter-contract: the behaviour every HTTP adapter must show, as vitest suites run
+ * through a per-framework Driver, plus the support the adapters' own tests share. Private and
+ * test-only: imported as TypeScript source, never built.
+ */
+export type { Answer, ContractOptions, Driver, RequestView, Served, Setup } from './driver.js';
+export { type Counted, type Listening, type Sent, asyncLimiter, counting, expectPrintableHeaders, gated, listen, oneSocket } from './support.js';
+export { abortSuite, abortedClientsAreQuiet } from './abort.js';
+export { errorsSuite } from './errors.js';
+export { type Published, exportsSuite } from './exports.js';
+export { type FaultMutants, type Mutant, SECRET, closedFailureIs503, faultsSuite, nothingAfterHeadersSent, secretNeverLeaks } from './faults.js';
+export { type Resolves, ipSuite } from './ip.js';
+export { optionsSuite } from './options.js';
+export { retrySuite } from './retry.js';
+export { validationSuite } from './validation.js';
