@@ -1,6 +1,7 @@
 /**
  * Where a limited server's extra CPU per request goes, by on-CPU sampling with Linux `perf`:
- * `node _perf-diff.mjs <framework> <path> [--seconds=N] [--reps=N] [--top=N] [--libraries=ratekeeper,peer]`.
+ * `node _perf-diff.mjs <framework> <path> [--seconds=N] [--reps=N] [--top=N] [--libraries=ratekeeper,peer]
+ * [--base=bare|noop|control]`.
  *
  * Starts the bare server and each limited server of `path` (allow | deny) for `framework`, each in
  * its own process on CPU 1 with `--perf-basic-prof` (so perf can name JIT-compiled JavaScript), and
@@ -52,11 +53,32 @@ function perRequest(samples, requests) {
   return new Map([...samples].map(([sym, n]) => [sym, (n * 1e6) / FREQUENCY / requests]));
 }
 
+/** CATEGORIES group symbols so that a difference spread thinly over many of them still adds up. */
+const CATEGORIES = [
+  ['ratekeeper JS', (s) => s.startsWith('JS:') && s.includes('/packages/')],
+  ['node/framework JS', (s) => s.startsWith('JS:')],
+  ['regexps', (s) => s.startsWith('RegExp:')],
+  ['V8 GC', (s) => /Scaveng|Heap|Mark|Sweep|RecordWrite|Evacuat|Concurrent|GC/.test(s)],
+  ['V8 builtins and runtime', (s) => s.startsWith('Builtins_') || s.startsWith('v8::') || s.startsWith('Runtime_')],
+  ['node C++ and libc', (s) => s.startsWith('node::') || s.startsWith('uv_') || s.startsWith('uv__') || s.startsWith('llhttp') || /^(malloc|free|_int_|mem|str|__)/.test(s)],
+  ['kernel and other', () => true],
+];
+
+function byCategory(diff) {
+  const sums = new Map(CATEGORIES.map(([name]) => [name, 0]));
+  for (const [sym, d] of diff) {
+    const [name] = CATEGORIES.find(([, test]) => test(sym));
+    sums.set(name, sums.get(name) + d);
+  }
+  return [...sums].map(([name, d]) => `${name} ${d >= 0 ? '+' : ''}${d.toFixed(2)}`).join(', ');
+}
+
 function printDiff(name, limited, bare, top) {
   const sum = (m) => [...m.values()].reduce((a, b) => a + b, 0);
-  console.log(`\n${name}: CPU µs per request ${sum(limited).toFixed(2)} − bare ${sum(bare).toFixed(2)} = ${(sum(limited) - sum(bare)).toFixed(2)}`);
+  console.log(`\n${name}: CPU µs per request ${sum(limited).toFixed(2)} − ${sum(bare).toFixed(2)} = ${(sum(limited) - sum(bare)).toFixed(2)}`);
   const keys = [...new Set([...limited.keys(), ...bare.keys()])];
   const rows = keys.map((k) => [k, (limited.get(k) ?? 0) - (bare.get(k) ?? 0)]).sort((a, b) => b[1] - a[1]);
+  console.log(`  by category: ${byCategory(rows)}`);
   for (const [sym, d] of rows.slice(0, top)) console.log(`  ${d.toFixed(3).padStart(8)}  ${sym.slice(0, 110)}`);
   console.log('  …');
   for (const [sym, d] of rows.slice(-5)) console.log(`  ${d.toFixed(3).padStart(8)}  ${sym.slice(0, 110)}`);
@@ -68,11 +90,12 @@ async function main() {
   const seconds = Number(f.seconds ?? 3);
   const reps = Number(f.reps ?? 3);
   const libraries = (f.libraries ?? 'ratekeeper,peer').split(',');
+  const base = f.base ?? 'bare';
   const dir = mkdtempSync(join(tmpdir(), 'rk-perf-'));
   try {
     const { proc: client } = await startChild(HERE('./_client-child.mjs'), [], { cpu: 0 });
     const servers = {};
-    for (const library of ['bare', ...libraries]) {
+    for (const library of [base, ...libraries.filter((l) => l !== base)]) {
       const { proc, ready } = await startChild(HERE('./_server-child.mjs'), [framework, library, path, 'default'], { cpu: 1, execArgv: ['--perf-basic-prof'] });
       servers[library] = { proc, url: `http://127.0.0.1:${ready.port}/` };
       await ask(client, { type: 'slice', url: servers[library].url, connections: 50, durationMs: 2000 });
@@ -89,7 +112,9 @@ async function main() {
     }
     const profiles = Object.fromEntries(names.map((n) => [n, perRequest(samples[n], requests[n])]));
     for (const n of names) console.log(`${framework} ${n} (${path}): ${requests[n]} requests sampled`);
-    for (const library of libraries) printDiff(`${framework} ${library} ${path}`, profiles[library], profiles.bare, Number(f.top ?? 30));
+    for (const library of libraries.filter((l) => l !== base)) {
+      printDiff(`${framework} ${library} ${path} − ${base}`, profiles[library], profiles[base], Number(f.top ?? 30));
+    }
   } finally {
     await stopAll();
     rmSync(dir, { recursive: true, force: true });

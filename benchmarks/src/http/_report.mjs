@@ -2,26 +2,23 @@
  * Summaries and the printed table of the HTTP benchmark.
  *
  * Per framework, path and library: the median req/s of its slices; the median of the per-round
- * throughput ratios to bare (with the lowest and highest round, to show the noise); the median CPU µs
- * per request; the median of the per-round CPU differences to bare; the server's median busy share
+ * throughput ratios to bare and of the per-round CPU µs differences to bare, each with its
+ * distribution-free ~95 % confidence interval (../lib/stats.mjs: with 6 to 8 rounds that is the
+ * 2nd-lowest to 2nd-highest round or wider); the median CPU µs per request; the server's median busy share
  * (CPU time ÷ wall time) and the client's (near 100 %: that side was the bottleneck); and the
  * responses seen, which must be all 200 on bare and on the allow path, all 429 on the deny path. The
  * control row (bare against bare) shows how far from 1.00 and +0.0 noise alone moves a row.
  *
  * Targets are reported, never asserted: ≥ 0.95× bare throughput everywhere, ≤ +2 µs per allowed
- * request on Fastify and Koa, and a 429 no more expensive than bare's 200 (added µs ≤ 0).
+ * request on Fastify and Koa, and a 429 no more expensive than bare's 200 (added µs ≤ 0). A target is
+ * "met" or "missed" only when the whole interval says so, and "unclear" otherwise: on a noisy machine
+ * the table must not claim more than it measured.
  */
+import { median, medianInterval } from '../lib/stats.mjs';
 import { PEER_NAMES } from './_servers.mjs';
 
 export const TARGET_RATIO = 0.95;
 export const TARGET_ADDED_US = 2;
-
-/** median of a non-empty list of numbers (the mean of the middle two for an even count). */
-export function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 function statuses(slices, library, path) {
   const counts = {};
@@ -36,13 +33,23 @@ function statuses(slices, library, path) {
   return stray === 0 ? `all ${want}` : `${stray} not ${want}: ${JSON.stringify(counts)} errors ${errors}`;
 }
 
-function verdict(framework, library, path, ratio, added) {
+/** judge compares an interval with a bound: 'met' when all of it is on the good side, 'missed' when none is. */
+function judge([low, high], bound, higherIsBetter) {
+  const good = higherIsBetter ? low >= bound : high <= bound;
+  const bad = higherIsBetter ? high < bound : low > bound;
+  return good ? 'met' : bad ? 'missed' : 'unclear';
+}
+
+/** Below this many rounds even the widest interval (lowest to highest round) is under 97 % sure. */
+export const MIN_ROUNDS_FOR_VERDICT = 6;
+
+function verdict(framework, library, path, ratioCi, addedCi, rounds) {
   if (library !== 'ratekeeper') return '';
-  const misses = [];
-  if (ratio < TARGET_RATIO) misses.push(`ratio < ${TARGET_RATIO}`);
-  if (path === 'allow' && framework !== 'express' && added > TARGET_ADDED_US) misses.push(`> +${TARGET_ADDED_US} µs`);
-  if (path === 'deny' && added > 0) misses.push('429 costlier than 200');
-  return misses.length === 0 ? 'met' : `MISSED (${misses.join(', ')})`;
+  if (rounds < MIN_ROUNDS_FOR_VERDICT) return `(no verdict under ${MIN_ROUNDS_FOR_VERDICT} rounds)`;
+  const parts = [`×${TARGET_RATIO}: ${judge(ratioCi, TARGET_RATIO, true)}`];
+  if (path === 'allow' && framework !== 'express') parts.push(`+${TARGET_ADDED_US} µs: ${judge(addedCi, TARGET_ADDED_US, false)}`);
+  if (path === 'deny') parts.push(`429 ≤ 200: ${judge(addedCi, 0, false)}`);
+  return parts.join(', ');
 }
 
 const NAMES = { control: 'bare again (A/A control)' };
@@ -56,19 +63,20 @@ export function summarize({ framework, rounds }) {
     for (const library of libraries) {
       const slices = mine.map((r) => r.slices[library]);
       const ratios = mine.map((r) => r.slices[library].rps / r.slices.bare.rps);
-      const added = median(mine.map((r) => r.slices[library].cpuPerReq - r.slices.bare.cpuPerReq));
-      const ratio = median(ratios);
+      const diffs = mine.map((r) => r.slices[library].cpuPerReq - r.slices.bare.cpuPerReq);
+      const ratioCi = medianInterval(ratios);
+      const addedCi = medianInterval(diffs);
       rows.push({
         framework, path, library,
         name: library === 'peer' ? PEER_NAMES[framework] : (NAMES[library] ?? library),
         rps: median(slices.map((s) => s.rps)),
-        ratio, ratioLow: Math.min(...ratios), ratioHigh: Math.max(...ratios),
+        ratio: median(ratios), ratioCi,
         cpuPerReq: median(slices.map((s) => s.cpuPerReq)),
-        added,
+        added: median(diffs), addedCi,
         busy: median(slices.map((s) => s.busy)),
         clientBusy: median(slices.map((s) => s.clientBusy)),
         responses: statuses(slices, library, path),
-        verdict: verdict(framework, library, path, ratio, added),
+        verdict: verdict(framework, library, path, ratioCi, addedCi, mine.length),
       });
     }
   }
@@ -85,11 +93,13 @@ const fmt = {
 
 /** formatTable renders rows as a fixed-width text table (Markdown-compatible pipes). */
 export function formatTable(rows) {
-  const head = ['framework', 'path', 'library', 'req/s', '× bare (min–max)', 'µs/req', '+µs/req', 'busy', 'client', 'responses', 'target'];
+  const head = ['framework', 'path', 'library', 'req/s', '× bare [95% CI]', 'µs/req', '+µs/req [95% CI]', 'busy', 'client', 'responses', 'targets (ratekeeper)'];
   const body = rows.map((r) => [
     r.framework, r.path, r.name, fmt.int(r.rps),
-    r.library === 'bare' ? '1.00' : `${fmt.x(r.ratio)} (${fmt.x(r.ratioLow)}–${fmt.x(r.ratioHigh)})`,
-    fmt.us(r.cpuPerReq), r.library === 'bare' ? '—' : fmt.signed(r.added), fmt.pct(r.busy), fmt.pct(r.clientBusy), r.responses, r.verdict,
+    r.library === 'bare' ? '1.00' : `${fmt.x(r.ratio)} [${fmt.x(r.ratioCi[0])}, ${fmt.x(r.ratioCi[1])}]`,
+    fmt.us(r.cpuPerReq),
+    r.library === 'bare' ? '—' : `${fmt.signed(r.added)} [${fmt.signed(r.addedCi[0])}, ${fmt.signed(r.addedCi[1])}]`,
+    fmt.pct(r.busy), fmt.pct(r.clientBusy), r.responses, r.verdict,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;

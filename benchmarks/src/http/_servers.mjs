@@ -22,8 +22,12 @@
 import { createServer } from 'node:http';
 
 export const FRAMEWORKS = ['express', 'fastify', 'koa'];
-/** `control` is a second bare server, measured like a limiter: the A/A noise floor of a run. */
-export const LIBRARIES = ['bare', 'control', 'ratekeeper', 'peer'];
+/**
+ * `control` is a second bare server, measured like a limiter: the A/A noise floor of a run. `noop`
+ * is bare plus an empty middleware (an empty onRequest hook on Fastify): what the framework charges
+ * for any middleware at all, before a limiter does anything.
+ */
+export const LIBRARIES = ['bare', 'control', 'noop', 'ratekeeper', 'peer'];
 export const PATHS = ['allow', 'deny'];
 
 /** PEER_NAMES labels the peer limiter of each framework in reports. */
@@ -54,6 +58,10 @@ async function expressApp(library, path, opts) {
     const { rateLimit } = await import('express-rate-limit');
     const headers = opts.erlHeaders === 'draft-8' ? { standardHeaders: 'draft-8', legacyHeaders: false } : {};
     app.use(rateLimit({ limit: limitFor(path), windowMs: HOUR_MS, ...headers }));
+  } else if (library === 'noop') {
+    app.use(function noop(_req, _res, next) {
+      next();
+    });
   }
   app.get('/', (_req, res) => {
     res.send(HELLO);
@@ -70,6 +78,10 @@ async function fastifyApp(library, path) {
   } else if (library === 'peer') {
     const { default: fastifyRateLimit } = await import('@fastify/rate-limit');
     await app.register(fastifyRateLimit, { max: limitFor(path), timeWindow: HOUR_MS });
+  } else if (library === 'noop') {
+    app.addHook('onRequest', function noop(_request, _reply, next) {
+      next();
+    });
   }
   app.get('/', async () => HELLO);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -85,6 +97,10 @@ async function koaApp(library, path) {
   } else if (library === 'peer') {
     const { default: ratelimit } = await import('koa-ratelimit');
     app.use(ratelimit({ driver: 'memory', db: new Map(), max: limitFor(path), duration: HOUR_MS }));
+  } else if (library === 'noop') {
+    app.use(function noop(_ctx, next) {
+      return next();
+    });
   }
   app.use((ctx) => {
     ctx.body = HELLO;
@@ -102,8 +118,8 @@ export async function listenApp(framework, library, path, opts = {}) {
   const build = BUILDERS[framework];
   if (build === undefined) throw new TypeError(`servers: framework must be one of ${FRAMEWORKS.join(', ')}, got ${String(framework)}`);
   if (!LIBRARIES.includes(library)) throw new TypeError(`servers: library must be one of ${LIBRARIES.join(', ')}, got ${String(library)}`);
-  const unlimited = library === 'bare' || library === 'control';
-  const server = await build(unlimited ? 'bare' : library, unlimited ? 'allow' : path, opts);
+  const unlimited = library === 'bare' || library === 'control' || library === 'noop';
+  const server = await build(library === 'control' ? 'bare' : library, unlimited ? 'allow' : path, opts);
   if (server.listening) return server;
   await new Promise((resolve, reject) => {
     server.once('error', reject);

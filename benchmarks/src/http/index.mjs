@@ -5,19 +5,22 @@
  *
  * `run(args)` takes the command line's `--name=value` flags (see ../lib/args.mjs). Its own flags carry
  * an `http-` prefix so that the other sections' `--rounds` and the like do not reach it:
- *   --http-rounds=N        rounds per path (default 6)
- *   --http-slice-ms=N      length of one slice (default 1000)
+ *   --http-rounds=N        rounds per path (default 8)
+ *   --http-slice-ms=N      length of one slice (default 800)
  *   --http-warmup-ms=N     warm-up slice per server (default 1000)
  *   --http-connections=N   autocannon connections (default 50)
  *   --http-frameworks=a,b  subset of express,fastify,koa
  *   --http-erl-headers=X   'default' (express-rate-limit's legacy X-RateLimit-*) or 'draft-8'
  *   --http-quiet-wait-ms=N before each round, wait up to N ms for a quiet machine (default 1000; 0: never)
  *   --http-pin=false       do not pin the client and the servers to separate CPUs
+ *   --http-json=FILE       also write every slice's figures to FILE
  *   --http-profile=DIR     write a --cpu-prof profile of every server into DIR (diagnosis only: the
  *                          profiler's cost is in the table) and print each one's request count
  * It also runs standalone: `node benchmarks/src/http/index.mjs [flags]`. Every child process is
  * stopped when it returns, throws or is interrupted.
  */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +30,7 @@ import { benchFramework } from './_harness.mjs';
 import { formatTable, pressureNote, summarize } from './_report.mjs';
 import { FRAMEWORKS } from './_servers.mjs';
 
+const HERE = fileURLToPath(new URL('.', import.meta.url));
 const CLIENT_FILE = fileURLToPath(new URL('./_client-child.mjs', import.meta.url));
 
 /** parseArgs reads the http- flags into options; flags of other sections are ignored. */
@@ -38,8 +42,8 @@ export function parseArgs(args = []) {
   const erlHeaders = f['http-erl-headers'] ?? 'default';
   if (erlHeaders !== 'default' && erlHeaders !== 'draft-8') throw new TypeError(`--http-erl-headers must be default or draft-8, got ${erlHeaders}`);
   return {
-    rounds: intFlag(f, 'http-rounds', 6),
-    sliceMs: intFlag(f, 'http-slice-ms', 1000),
+    rounds: intFlag(f, 'http-rounds', 8),
+    sliceMs: intFlag(f, 'http-slice-ms', 800),
     warmupMs: intFlag(f, 'http-warmup-ms', 1000),
     connections: intFlag(f, 'http-connections', 50),
     frameworks,
@@ -47,15 +51,25 @@ export function parseArgs(args = []) {
     quietWaitMs: f['http-quiet-wait-ms'] === '0' ? 0 : intFlag(f, 'http-quiet-wait-ms', 1000),
     pin: f['http-pin'] !== 'false',
     profile: f['http-profile'],
+    json: f['http-json'],
   };
 }
 
-async function adapterReady(framework) {
-  try {
-    const mod = await import(`@ratekeeper/${framework}`);
-    return typeof mod.rateLimit === 'function';
-  } catch {
-    return false;
+/**
+ * adapterReady reports whether @ratekeeper/<framework> exports rateLimit, asked in a fresh Node
+ * process (so a failed or partial load is never cached here) and retried a few times a second apart:
+ * another engineer's rebuild empties a dist for a moment.
+ */
+async function adapterReady(framework, attempts = 5) {
+  const probe = `const m = await import('@ratekeeper/${framework}'); process.exit(typeof m.rateLimit === 'function' ? 0 : 1);`;
+  for (let i = 1; ; i++) {
+    try {
+      execFileSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: HERE, stdio: 'ignore' });
+      return true;
+    } catch {
+      if (i >= attempts) return false;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
 }
 
@@ -95,6 +109,7 @@ export async function run(args = []) {
     const rows = results.flatMap(summarize);
     console.log(formatTable(rows));
     console.log(pressureNote(results));
+    if (opts.json !== undefined) writeFileSync(opts.json, `${JSON.stringify({ opts, results }, null, 1)}\n`);
     return rows;
   } finally {
     process.off('SIGINT', onSignal);
