@@ -49,6 +49,15 @@ export interface Served extends Listening {
   ran(): number;
 }
 
+/** Mounts is where serveRoutes puts limiters: app-wide, on a router at /api, and on single routes. */
+export interface Mounts {
+  readonly app: ContractOptions;
+  /** Mounted router-wide on a router at /api that has one route, GET /api/thing. */
+  readonly router?: ContractOptions;
+  /** Path to the options of the limiter mounted on that GET route alone. */
+  readonly routes: Readonly<Record<string, ContractOptions>>;
+}
+
 export interface Driver<F> {
   /** The framework and major, as the describe blocks name it: "Express 5". */
   readonly name: string;
@@ -56,6 +65,8 @@ export interface Driver<F> {
   readonly rateLimit: F;
   /** Builds and serves the app: mounts factory(translated options) before the route. */
   serve(options: ContractOptions, setup?: Setup<F>): Served;
+  /** Builds and serves an app with the framework's own router, every route answering 200. */
+  serveRoutes(mounts: Mounts): Listening;
   /** The body the framework answers a hidden 500 with, when it never shows the error (Koa). */
   readonly genericErrorBody?: string;
 }

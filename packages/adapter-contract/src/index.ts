@@ -3,9 +3,10 @@
  * through a per-framework Driver, plus the support the adapters' own tests share. Private and
  * test-only: imported as TypeScript source, never built.
  */
-export type { Answer, ContractOptions, Driver, RequestView, Served, Setup } from './driver.js';
+export type { Answer, ContractOptions, Driver, Mounts, RequestView, Served, Setup } from './driver.js';
 export { type Counted, type Listening, type Sent, asyncLimiter, counting, expectPrintableHeaders, gated, listen, oneSocket } from './support.js';
 export { abortSuite, abortedClientsAreQuiet } from './abort.js';
+export { countingSuite } from './counting.js';
 export { errorsSuite } from './errors.js';
 export { type Published, exportsSuite } from './exports.js';
 export { type FaultMutants, type Mutant, SECRET, closedFailureIs503, faultsSuite, nothingAfterHeadersSent, secretNeverLeaks } from './faults.js';

@@ -68,6 +68,18 @@ function driver(name: string, express: Express): Driver<Factory> {
       app.use(record);
       return { ...listen(app), errors, ips, ran: () => ran };
     },
+    serveRoutes(mounts) {
+      const app = express();
+      app.use(rateLimit(translate(mounts.app)));
+      if (mounts.router !== undefined) {
+        const api = express.Router();
+        api.use(rateLimit(translate(mounts.router)));
+        api.get('/thing', (_req, res) => void res.send('thing'));
+        app.use('/api', api);
+      }
+      for (const [path, options] of Object.entries(mounts.routes)) app.get(path, rateLimit(translate(options)), (_req, res) => void res.send(path));
+      return listen(app);
+    },
   };
 }
 

@@ -4,6 +4,7 @@
  * 'ok', recording the errors Koa reports through its 'error' event (which also keeps Koa from logging
  * them). The contract's framework-neutral callbacks are translated here into Koa's ctx shapes.
  */
+import { Router } from '@koa/router';
 import type { Answer, ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
 import { listen } from '@ratekeeper/adapter-contract';
 import Koa, { type Context, type Middleware } from 'koa';
@@ -75,6 +76,20 @@ function driver(name: string, K: typeof Koa): Driver<Factory> {
       app.use((setup.factory ?? rateLimit)(translate(options)));
       app.use((ctx) => void (ran++, ips.push(ctx.ip), (ctx.body = 'ok')));
       return { ...listen(app), errors, ips, ran: () => ran };
+    },
+    serveRoutes(mounts) {
+      const app = new K();
+      app.use(rateLimit(translate(mounts.app)));
+      if (mounts.router !== undefined) {
+        const api = new Router({ prefix: '/api' });
+        api.use(rateLimit(translate(mounts.router)));
+        api.get('/thing', (ctx) => void (ctx.body = 'thing'));
+        app.use(api.routes());
+      }
+      const root = new Router();
+      for (const [path, options] of Object.entries(mounts.routes)) root.get(path, rateLimit(translate(options)), (ctx) => void (ctx.body = path));
+      app.use(root.routes());
+      return listen(app);
     },
   };
 }
