@@ -22,6 +22,10 @@ export const slidingWindow: Algorithm<SlidingWindowPolicy> = {
     const W = policy.windowMs;
     const L = policy.limit;
     read(W, state, offset, now);
+    const start = seen[0] as number;
+    const t = seen[1] as number;
+    const previous = seen[2] as number;
+    const current = seen[3] as number;
     const held = previous * (W - (t - start));
     const heldUnits = Math.ceil(held / W);
     if (cost <= L && held + (current + cost) * W <= L * W) {
@@ -47,6 +51,10 @@ export const slidingWindow: Algorithm<SlidingWindowPolicy> = {
   admit(policy, state, offset, now, cost) {
     const W = policy.windowMs;
     read(W, state, offset, now);
+    const start = seen[0] as number;
+    const t = seen[1] as number;
+    const previous = seen[2] as number;
+    const current = seen[3] as number;
     if (cost > policy.limit || previous * (W - (t - start)) + (current + cost) * W > policy.limit * W) return false;
     state[offset] = start;
     state[offset + 1] = previous;
@@ -61,29 +69,31 @@ export const slidingWindow: Algorithm<SlidingWindowPolicy> = {
 };
 
 /**
- * The stored state as seen at `now`: the current window's start, the instant `t` the estimate is taken
- * at (held at the stored window's start when the clock stepped back) and the two counts. Kept in module
- * variables, not a returned object, so that deciding allocates nothing.
+ * The stored state as seen at `now`: [the current window's start, the instant the estimate is taken at
+ * (held at the stored window's start when the clock stepped back), previous, current]. A typed array,
+ * because module variables or a returned object would box these doubles: deciding allocates nothing.
  */
-let start = 0;
-let t = 0;
-let previous = 0;
-let current = 0;
+const seen = new Float64Array(4);
 
 function read(W: number, state: ArrayLike<number> | undefined, offset: number, now: number): void {
-  start = Math.floor(now / W) * W;
-  t = now;
-  previous = 0;
-  current = 0;
-  if (state === undefined) return;
-  const stored = state[offset] as number;
-  if (start < stored) start = t = stored;
-  if (start === stored) {
-    previous = state[offset + 1] as number;
-    current = state[offset + 2] as number;
-  } else if (start === stored + W) {
-    previous = state[offset + 2] as number;
+  let start = Math.floor(now / W) * W;
+  let t = now;
+  let previous = 0;
+  let current = 0;
+  if (state !== undefined) {
+    const stored = state[offset] as number;
+    if (start < stored) start = t = stored;
+    if (start === stored) {
+      previous = state[offset + 1] as number;
+      current = state[offset + 2] as number;
+    } else if (start === stored + W) {
+      previous = state[offset + 2] as number;
+    }
   }
+  seen[0] = start;
+  seen[1] = t;
+  seen[2] = previous;
+  seen[3] = current;
 }
 
 function deny(out: StepOutput, retryAfterMs: number, remaining: number, resetAfterMs: number): void {
