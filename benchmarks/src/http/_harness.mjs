@@ -1,14 +1,15 @@
 /**
  * The measuring loop of the HTTP benchmark, for one framework at a time.
  *
- * It starts six servers, each in its own process — bare, control (a second bare server),
- * ratekeeper×{allow, deny} and peer×{allow, deny} — warms each one up (which also spends the single
- * request a deny server admits), then runs `rounds` rounds per path. A round is one slice of each of
- * [bare, ratekeeper, peer] back to back (plus control on the allow path), in an order rotated from
- * round to round so that no library always runs right after (or before) bare; every ratio and every
- * CPU difference is taken within a round, against that round's bare slice, because this machine
- * drifts 20–30 % over tens of seconds. The control row is bare measured against bare: whatever it
- * shows is the noise floor of the run. The allow and deny rounds alternate.
+ * It starts seven servers, each in its own process — bare, control (a second bare server), noop (bare
+ * plus an empty middleware), ratekeeper×{allow, deny} and peer×{allow, deny} — warms each one up
+ * (which also spends the single request a deny server admits), then runs `rounds` rounds per path. A
+ * round is one slice of each of [bare, ratekeeper, peer] back to back (plus noop and control on the
+ * allow path), in an order rotated from round to round so that no library always runs right after
+ * (or before) bare; every ratio and every CPU difference is taken within a round, against that
+ * round's bare slice, because this machine drifts 20–30 % over tens of seconds. The control row is
+ * bare measured against bare: whatever it shows is the noise floor of the run. The noop row is what
+ * the framework charges for any middleware at all. The allow and deny rounds alternate.
  *
  * A slice reads the server's `process.cpuUsage()` over IPC, runs autocannon for `sliceMs` from the
  * client process, waits `SETTLE_MS` for the server to finish closing the slice's connections, and
@@ -79,18 +80,21 @@ export async function waitForQuiet(maxWaitMs) {
   }
 }
 
+const UNLIMITED = ['bare', 'control', 'noop'];
+
 /** limitersOf lists the limited libraries of a run; ratekeeper is left out when its adapter is missing. */
 const limitersOf = (cfg) => (cfg.withRatekeeper ? ['ratekeeper', 'peer'] : ['peer']);
 
 /** variantsOf lists the servers of a framework as { library, path }. */
 export function variantsOf(cfg) {
   const limited = limitersOf(cfg).flatMap((library) => ['allow', 'deny'].map((path) => ({ library, path })));
-  return [{ library: 'bare', path: 'allow' }, { library: 'control', path: 'allow' }, ...limited];
+  const unlimited = UNLIMITED.map((library) => ({ library, path: 'allow' }));
+  return [...unlimited, ...limited];
 }
 
 /** roundOf lists the libraries measured in one round of `path`, rotated by the round number. */
 function roundOf(cfg, path, r) {
-  const libs = ['bare', ...limitersOf(cfg), ...(path === 'allow' ? ['control'] : [])];
+  const libs = ['bare', ...limitersOf(cfg), ...(path === 'allow' ? ['noop', 'control'] : [])];
   const k = r % libs.length;
   return [...libs.slice(k), ...libs.slice(0, k)];
 }
@@ -126,8 +130,8 @@ function reportProfiled(framework, warmed, rounds, cfg) {
 
 /**
  * benchFramework runs every round for one framework and resolves to
- * `{ framework, rounds: [{ path, quiet, slices: { bare, control?, ratekeeper?, peer } }] }`; its servers are
- * stopped whether it succeeds or not.
+ * `{ framework, rounds: [{ path, quiet, slices: { bare, ratekeeper?, peer, noop?, control? } }] }`; its
+ * servers are stopped whether it succeeds or not.
  */
 export async function benchFramework(framework, client, cfg) {
   const servers = await startServers(framework, cfg);
@@ -142,7 +146,7 @@ export async function benchFramework(framework, client, cfg) {
         const quiet = await waitForQuiet(cfg.quietWaitMs);
         const slices = {};
         for (const library of roundOf(cfg, path, r)) {
-          const server = servers[`${library}:${library === 'bare' || library === 'control' ? 'allow' : path}`];
+          const server = servers[`${library}:${UNLIMITED.includes(library) ? 'allow' : path}`];
           slices[library] = await measureSlice(client, server, cfg);
         }
         rounds.push({ path, quiet, slices });

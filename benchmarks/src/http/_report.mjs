@@ -52,14 +52,14 @@ function verdict(framework, library, path, ratioCi, addedCi, rounds) {
   return parts.join(', ');
 }
 
-const NAMES = { control: 'bare again (A/A control)' };
+const NAMES = { control: 'bare again (A/A control)', noop: 'empty middleware (noop)' };
 
 /** summarize turns one framework's rounds into table rows. */
 export function summarize({ framework, rounds }) {
   const rows = [];
   for (const path of ['allow', 'deny']) {
     const mine = rounds.filter((r) => r.path === path);
-    const libraries = ['bare', 'ratekeeper', 'peer', 'control'].filter((l) => mine[0].slices[l] !== undefined);
+    const libraries = ['bare', 'ratekeeper', 'peer', 'noop', 'control'].filter((l) => mine[0].slices[l] !== undefined);
     for (const library of libraries) {
       const slices = mine.map((r) => r.slices[library]);
       const ratios = mine.map((r) => r.slices[library].rps / r.slices.bare.rps);

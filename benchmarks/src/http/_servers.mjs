@@ -25,9 +25,10 @@ export const FRAMEWORKS = ['express', 'fastify', 'koa'];
 /**
  * `control` is a second bare server, measured like a limiter: the A/A noise floor of a run. `noop`
  * is bare plus an empty middleware (an empty onRequest hook on Fastify): what the framework charges
- * for any middleware at all, before a limiter does anything.
+ * for any middleware at all, before a limiter does anything. `ratekeeper-noheaders` is ratekeeper
+ * with `headers: false` (Retry-After still on a 429), to split the decision's cost from the headers'.
  */
-export const LIBRARIES = ['bare', 'control', 'noop', 'ratekeeper', 'peer'];
+export const LIBRARIES = ['bare', 'control', 'noop', 'ratekeeper', 'ratekeeper-noheaders', 'peer'];
 export const PATHS = ['allow', 'deny'];
 
 /** PEER_NAMES labels the peer limiter of each framework in reports. */
@@ -44,16 +45,19 @@ function limitFor(path) {
   throw new TypeError(`servers: path must be 'allow' or 'deny', got ${String(path)}`);
 }
 
-function ratekeeperOptions(path) {
-  return { algorithm: 'token-bucket', capacity: limitFor(path), refillPerSecond: 1 / 3600 };
+function ratekeeperOptions(path, library) {
+  const headers = library === 'ratekeeper-noheaders' ? { headers: false } : {};
+  return { algorithm: 'token-bucket', capacity: limitFor(path), refillPerSecond: 1 / 3600, ...headers };
 }
+
+const isRatekeeper = (library) => library === 'ratekeeper' || library === 'ratekeeper-noheaders';
 
 async function expressApp(library, path, opts) {
   const { default: express } = await import('express');
   const app = express();
-  if (library === 'ratekeeper') {
+  if (isRatekeeper(library)) {
     const { rateLimit } = await import('@ratekeeper/express');
-    app.use(rateLimit(ratekeeperOptions(path)));
+    app.use(rateLimit(ratekeeperOptions(path, library)));
   } else if (library === 'peer') {
     const { rateLimit } = await import('express-rate-limit');
     const headers = opts.erlHeaders === 'draft-8' ? { standardHeaders: 'draft-8', legacyHeaders: false } : {};
@@ -72,9 +76,9 @@ async function expressApp(library, path, opts) {
 async function fastifyApp(library, path) {
   const { default: Fastify } = await import('fastify');
   const app = Fastify({ logger: false });
-  if (library === 'ratekeeper') {
+  if (isRatekeeper(library)) {
     const { rateLimit } = await import('@ratekeeper/fastify');
-    await app.register(rateLimit, ratekeeperOptions(path));
+    await app.register(rateLimit, ratekeeperOptions(path, library));
   } else if (library === 'peer') {
     const { default: fastifyRateLimit } = await import('@fastify/rate-limit');
     await app.register(fastifyRateLimit, { max: limitFor(path), timeWindow: HOUR_MS });
@@ -91,9 +95,9 @@ async function fastifyApp(library, path) {
 async function koaApp(library, path) {
   const { default: Koa } = await import('koa');
   const app = new Koa();
-  if (library === 'ratekeeper') {
+  if (isRatekeeper(library)) {
     const { rateLimit } = await import('@ratekeeper/koa');
-    app.use(rateLimit(ratekeeperOptions(path)));
+    app.use(rateLimit(ratekeeperOptions(path, library)));
   } else if (library === 'peer') {
     const { default: ratelimit } = await import('koa-ratelimit');
     app.use(ratelimit({ driver: 'memory', db: new Map(), max: limitFor(path), duration: HOUR_MS }));
