@@ -7,32 +7,10 @@
 import type { Decision, Policy, RateLimiter } from '@ratekeeper/core';
 import type { OutgoingHttpHeaders } from 'node:http';
 
-export interface Counted {
-  readonly limiter: RateLimiter;
-  /** The key of every consume call, in order. */
-  readonly keys: string[];
-  /** The cost of every consume call, in order. */
-  readonly costs: number[];
-}
+import { type Counted, counting } from '@ratekeeper/adapter-contract';
 
-/** counting wraps a limiter and records every consume; the wrapper answers exactly as the inner one. */
-export function counting(inner: RateLimiter): Counted {
-  const keys: string[] = [];
-  const costs: number[] = [];
-  const limiter: RateLimiter = {
-    mode: inner.mode,
-    policies: inner.policies,
-    consume(key: string, cost = 1) {
-      keys.push(key);
-      costs.push(cost);
-      return inner.consume(key, cost);
-    },
-    peek: (key: string, cost?: number) => inner.peek(key, cost),
-    allow: (key: string, cost?: number) => inner.allow(key, cost),
-    reset: (key: string) => inner.reset(key),
-  };
-  return { limiter, keys, costs };
-}
+/** counting (shared with the Express and Koa suites) wraps a limiter and records every consume. */
+export { type Counted, counting };
 
 /** later wraps a synchronous limiter so every answer is a promise settled on a later tick. */
 export function later(inner: RateLimiter): RateLimiter<'async'> {
