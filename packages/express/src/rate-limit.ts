@@ -16,7 +16,7 @@
  * strings: no promise and no closure per request.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type Decision, type RateLimitOptions, type RateLimitPlan, describeValue, limitedResponse, prepareRateLimit } from '@ratekeeper/core';
+import { type Decision, type LimitedBody, LimitedBodies, type RateLimitOptions, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
 
 const OWNER = 'rateLimit';
 
@@ -40,10 +40,12 @@ const setHeader = (res: Response, name: string, value: string, append: boolean):
 /** rateLimit validates `options` and returns the middleware, for `app.use`, a Router or one route. */
 export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
   const plan = prepareRateLimit<Request>(OWNER, options, ['handler']);
-  const handler = options?.handler;
-  if (handler !== undefined && typeof handler !== 'function') {
-    throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
+  const custom = options?.handler;
+  if (custom !== undefined && typeof custom !== 'function') {
+    throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(custom)}`);
   }
+  const bodies = new LimitedBodies(plan.limiter.policies);
+  const handler: Handler = custom ?? ((_req, res, decision) => answer(res, bodies.get(decision)));
 
   return function rateLimit(req: Request, res: Response, next: NextFunction): void {
     let outcome: Decision | Promise<Decision> | undefined;
@@ -60,15 +62,11 @@ export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
 }
 
 /** respond writes the headers and passes the request on or answers it. */
-function respond(plan: RateLimitPlan<Request>, handler: Handler | undefined, req: Request, res: Response, next: NextFunction, decision: Decision): void {
+function respond(plan: RateLimitPlan<Request>, handler: Handler, req: Request, res: Response, next: NextFunction, decision: Decision): void {
   if (res.headersSent) return;
   plan.writeHeaders(res, setHeader, decision);
   if (!plan.blocks(decision)) {
     next();
-    return;
-  }
-  if (handler === undefined) {
-    answer(res, decision);
     return;
   }
   try {
@@ -79,11 +77,10 @@ function respond(plan: RateLimitPlan<Request>, handler: Handler | undefined, req
   }
 }
 
-/** answer sends the default limited response. */
-function answer(res: Response, decision: Decision): void {
-  const limited = limitedResponse(decision);
-  res.statusCode = limited.status;
-  res.setHeader('Content-Type', limited.contentType);
-  res.setHeader('Content-Length', Buffer.byteLength(limited.body));
-  res.end(limited.body);
+/** answer sends the default limited response: the limiter's precomputed problem+json bytes. */
+function answer(res: Response, body: LimitedBody): void {
+  res.statusCode = body.status;
+  res.setHeader('Content-Type', body.contentType);
+  res.setHeader('Content-Length', body.bytes.length);
+  res.end(body.bytes);
 }

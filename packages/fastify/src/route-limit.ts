@@ -17,9 +17,8 @@
  *
  * Errors name the route and the option, with the class core chose (TypeError / RangeError).
  */
-import { type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { LimitedBodies, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
 import type { FastifyRequest } from 'fastify';
-import { LimitedBodies } from './limited-bodies.js';
 import type { FastifyRateLimitOptions, RateLimitHandler, RouteRateLimitOptions } from './options.js';
 
 export const OWNER = 'rateLimit';

@@ -14,7 +14,7 @@
  * `ctx.headerSent`: an answer someone else already sent ends the chain here.
  */
 import type { Context, Middleware, Next } from 'koa';
-import { type Decision, type RateLimitOptions, describeValue, limitedResponse, prepareRateLimit } from '@ratekeeper/core';
+import { type Decision, LimitedBodies, type RateLimitOptions, describeValue, prepareRateLimit } from '@ratekeeper/core';
 
 const OWNER = 'rateLimit';
 
@@ -37,6 +37,7 @@ const setHeader = (ctx: Context, name: string, value: string, append: boolean): 
 /** rateLimit validates `options` and returns the middleware, for `app.use` or a router. */
 export function rateLimit(options?: KoaRateLimitOptions): Middleware {
   const plan = prepareRateLimit<Context>(OWNER, options, ['handler']);
+  const bodies = new LimitedBodies(plan.limiter.policies);
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
@@ -50,9 +51,9 @@ export function rateLimit(options?: KoaRateLimitOptions): Middleware {
     plan.writeHeaders(ctx, setHeader, decision);
     if (!plan.blocks(decision)) return next();
     if (handler !== undefined) return handler(ctx, decision);
-    const limited = limitedResponse(decision);
-    ctx.status = limited.status;
-    ctx.set('Content-Type', limited.contentType);
-    ctx.body = limited.body;
+    const body = bodies.get(decision);
+    ctx.status = body.status;
+    ctx.body = body.bytes;
+    ctx.type = body.contentType; // after the body: a Buffer body would otherwise set octet-stream
   };
 }

@@ -1,10 +1,9 @@
 /**
  * LimitedBodies remembers the default limited response (core's `limitedResponse`) of one limiter as
  * ready bytes, so that answering a 429 costs a lookup instead of building and stringifying a JSON
- * object and encoding it: a 429 must cost no more than the server's ordinary 200. Bytes rather than
- * the JSON string, because Fastify sends a Buffer as it is, while a string under a JSON content type
- * is re-examined per response to append `; charset=utf-8` (a different header from the other
- * adapters' `application/problem+json`, at a cost). The Buffers are shared by every 429 of the
+ * object and encoding it: a 429 must cost no more than the server's ordinary 200. Every adapter's
+ * default answer uses it. Bytes rather than the JSON string, because they go out as they are (Fastify
+ * re-examines a string under a JSON content type per response to append `; charset=utf-8`). The Buffers are shared by every 429 of the
  * limiter: an onSend hook must not write into a payload Buffer in place.
  *
  * The body of a limitedResponse depends only on the failure kind, the Retry-After seconds and which of
@@ -13,7 +12,10 @@
  * hand-written limiter reporting foreign policies) is built afresh and never cached. At most
  * MAX_ENTRIES bodies are kept per limiter, so the cache is bounded whatever the waits.
  */
-import { type Decision, type LimitedResponse, type Policy, limitedResponse, retryAfterSeconds } from '@ratekeeper/core';
+import type { Decision } from '../decision.js';
+import type { Policy } from '../policy.js';
+import { retryAfterSeconds } from './headers.js';
+import { type LimitedResponse, limitedResponse } from './problem.js';
 
 export interface LimitedBody {
   readonly status: LimitedResponse['status'];

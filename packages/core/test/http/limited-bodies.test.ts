@@ -3,10 +3,9 @@
  * decision (single or composite, any wait, never satisfiable, a 'closed' failure, foreign policies),
  * cached or not; and it keeps at most MAX_ENTRIES bodies.
  */
-import { CompositeLimiter, type Decision, ManualClock, type Policy, TokenBucketLimiter, limitedResponse } from '@ratekeeper/core';
+import { CompositeLimiter, type Decision, LimitedBodies, MAX_LIMITED_BODIES as MAX_ENTRIES, ManualClock, type Policy, TokenBucketLimiter, limitedResponse } from '../../src/index.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LimitedBodies, MAX_ENTRIES } from './limited-bodies.js';
 
 const clock = new ManualClock(0);
 const single = new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1, clock, name: 'single' });
