@@ -126,9 +126,14 @@ function decider<Req>(owner: string, limiter: RateLimiter, hooks: Hooks<Req>): R
           const done: unknown = onDecision(decision, req);
           return isThenable(done) ? Promise.resolve(done).then(() => decision) : decision;
         };
+  let lastIp: string | undefined;
+  let lastKey: string | undefined;
   return function decide(req, ip) {
     if (skip !== undefined && synchronous(owner, 'skip(req)', 'a boolean', skip(req)) === true) return undefined;
-    const k = key === undefined ? ipKey(ip, subnet) : synchronous(owner, 'key(req)', 'a string', key(req));
+    let k: string | undefined;
+    if (key !== undefined) k = synchronous(owner, 'key(req)', 'a string', key(req));
+    else if (ip === lastIp) k = lastKey; // a keep-alive connection repeats its IP: ipKey is pure, so reuse it
+    else k = lastKey = ipKey((lastIp = ip), subnet);
     if (k === undefined) {
       if (key !== undefined) throw new TypeError(`${owner}: key(req) must return a string, got undefined`);
       if (missingIp === 'skip') return undefined;
