@@ -16,6 +16,7 @@ const VALUES = [
   'DEFAULT_IPV6_SUBNET',
   'DEFAULT_MAX_KEYS',
   'FixedWindowLimiter',
+  'IpList',
   'LimitedBodies',
   'Limiter',
   'MAX_LIMITED_BODIES',

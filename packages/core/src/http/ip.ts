@@ -53,13 +53,13 @@ export function ipKey(ip: string | undefined | null, ipv6Subnet = DEFAULT_IPV6_S
  * ::ffff:0:0/96, and the NAT64 well-known prefix 64:ff9b::/96 (RFC 6052), behind which every IPv4
  * client of a NAT64 gateway would otherwise share one /56 bucket.
  */
-function carriesIpv4(g: readonly number[]): boolean {
+export function carriesIpv4(g: readonly number[]): boolean {
   if (g[2] !== 0 || g[3] !== 0 || g[4] !== 0) return false;
   return (g[0] === 0 && g[1] === 0 && g[5] === 0xffff) || (g[0] === 0x64 && g[1] === 0xff9b && g[5] === 0);
 }
 
 /** ipv4 returns the canonical dotted quad, or undefined when `text` is not one. */
-function ipv4(text: string): string | undefined {
+export function ipv4(text: string): string | undefined {
   const parts = text.split('.');
   if (parts.length !== 4) return undefined;
   for (const part of parts) if (!/^\d{1,3}$/.test(part) || Number(part) > 255) return undefined;
@@ -67,7 +67,7 @@ function ipv4(text: string): string | undefined {
 }
 
 /** ipv6Groups parses an IPv6 address (zone id and dotted-quad tail allowed) into eight 16-bit groups. */
-function ipv6Groups(text: string): number[] | undefined {
+export function ipv6Groups(text: string): number[] | undefined {
   const zone = text.indexOf('%');
   const address = (zone === -1 ? text : text.slice(0, zone)).toLowerCase();
   const halves = address.split('::');
