@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 
 const VALUES = [
   'CompositeLimiter',
+  'DECISION_OUTCOMES',
   'DEFAULT_IPV6_SUBNET',
   'DEFAULT_MAX_KEYS',
   'FixedWindowLimiter',
@@ -37,6 +38,7 @@ const VALUES = [
   'limitedResponse',
   'mostRestrictive',
   'neverSatisfiable',
+  'outcomeOf',
   'policyField',
   'prepareRateLimit',
   'retryAfterSeconds',
@@ -56,6 +58,7 @@ const TYPES = [
   'AlgorithmShorthand',
   'Clock',
   'Decision',
+  'DecisionOutcome',
   'FixedWindowPolicy',
   'HeaderSetter',
   'HeaderStyle',
@@ -75,6 +78,7 @@ const TYPES = [
   'StepOutput',
   'Store',
   'StoreBinding',
+  'Telemetry',
   'TokenBucketOptions',
   'TokenBucketPolicy',
   'WindowOptions',

@@ -21,6 +21,7 @@
  */
 import type { Decision } from '../decision.js';
 import type { RateLimiter } from '../limiter.js';
+import { type Telemetry, checkTelemetry, outcomeOf } from '../telemetry.js';
 import { describeValue } from '../validate.js';
 import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, policyField, writeHeaders } from './headers.js';
 import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './ip.js';
@@ -46,6 +47,8 @@ export interface RateLimitOptions<Req> extends LimiterChoice {
    * (an async one included); a promise it returns is waited for.
    */
   readonly onDecision?: (decision: Decision, req: Req) => void;
+  /** Where every decision is reported (metrics, traces), e.g. `@ratekeeper/otel`'s otelTelemetry(). */
+  readonly telemetry?: Telemetry;
 }
 
 export class MissingIpError extends Error {
@@ -73,7 +76,7 @@ export interface RateLimitPlan<Req> {
   writeHeaders<Res>(res: Res, set: HeaderSetter<Res>, decision: Decision): void;
 }
 
-const KNOWN = new Set(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'key', 'cost', 'skip', 'headers', 'ipv6Subnet', 'missingIp', 'shadow', 'onDecision']);
+const KNOWN = new Set(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'key', 'cost', 'skip', 'headers', 'ipv6Subnet', 'missingIp', 'shadow', 'onDecision', 'telemetry']);
 
 /** prepareRateLimit validates adapter options and returns the plan; `extra` lists adapter-only option names. */
 export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<Req> | undefined, extra: readonly string[] = []): RateLimitPlan<Req> {
@@ -94,12 +97,13 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
   if (missingIp !== 'reject' && missingIp !== 'skip') throw new TypeError(`${owner}: missingIp must be 'reject' or 'skip', got ${describeValue(missingIp)}`);
   if (o.shadow !== undefined && typeof o.shadow !== 'boolean') throw new TypeError(`${owner}: shadow must be a boolean, got ${describeValue(o.shadow)}`);
   const shadow = o.shadow === true;
+  const telemetry = o.telemetry === undefined ? undefined : checkTelemetry(owner, o.telemetry);
   const limiter = chooseLimiter(owner, o);
   const policy = policyField(limiter.policies);
 
   return {
     limiter,
-    decide: decider(owner, limiter, { key, cost, skip, onDecision, subnet, missingIp }),
+    decide: decider(owner, limiter, { key, cost, skip, onDecision, subnet, missingIp, telemetry, shadow }),
     blocks: (decision) => !decision.allowed && !shadow,
     writeHeaders(res, set, decision) {
       const blocked = !decision.allowed && !shadow;
@@ -111,11 +115,13 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
 type Hooks<Req> = { readonly [K in 'key' | 'cost' | 'skip' | 'onDecision']: RateLimitOptions<Req>[K] | undefined } & {
   readonly subnet: number;
   readonly missingIp: 'reject' | 'skip';
+  readonly telemetry: Telemetry | undefined;
+  readonly shadow: boolean;
 };
 
 /** decider builds the plan's decide: skip, key, consume, report, in that order. */
 function decider<Req>(owner: string, limiter: RateLimiter, hooks: Hooks<Req>): RateLimitPlan<Req>['decide'] {
-  const { key, cost, skip, onDecision, subnet, missingIp } = hooks;
+  const { key, cost, skip, onDecision, subnet, missingIp, telemetry, shadow } = hooks;
   const fail = (error: unknown): never => {
     throw new RateLimiterError(owner, error);
   };
@@ -140,9 +146,31 @@ function decider<Req>(owner: string, limiter: RateLimiter, hooks: Hooks<Req>): R
       throw new MissingIpError(owner);
     }
     const result = limiter.consume(k, cost === undefined ? 1 : synchronous(owner, 'cost(req)', 'a positive integer', cost(req)));
-    if (result instanceof Promise) return report === undefined ? result.catch(fail) : result.catch(fail).then((d) => report(d, req));
+    if (result instanceof Promise) {
+      const decided = telemetry === undefined ? result.catch(fail) : observed(result.catch(fail), telemetry, shadow);
+      return report === undefined ? decided : decided.then((d) => report(d, req));
+    }
+    if (telemetry !== undefined) observe(telemetry, result, shadow, undefined);
     return report === undefined ? result : report(result, req);
   };
+}
+
+/** observed reports a remote decision with the time its store took. */
+function observed(decision: Promise<Decision>, telemetry: Telemetry, shadow: boolean): Promise<Decision> {
+  const started = performance.now();
+  return decision.then((d) => {
+    observe(telemetry, d, shadow, performance.now() - started);
+    return d;
+  });
+}
+
+/** observe hands one decision to the telemetry; an observer's error never reaches the request. */
+function observe(telemetry: Telemetry, decision: Decision, shadow: boolean, storeMs: number | undefined): void {
+  try {
+    telemetry.decided(decision, outcomeOf(decision, shadow), storeMs);
+  } catch {
+    // Reporting must never change or lose a response.
+  }
 }
 
 /**

@@ -1,0 +1,25 @@
+/**
+ * The names ratekeeper's telemetry publishes. No OpenTelemetry semantic convention covers rate
+ * limiting yet; these follow the general naming rules (dot-separated lower-case namespaces, units in
+ * UCUM, durations in seconds) and the closest precedent, ASP.NET Core's `aspnetcore.rate_limiting.*`.
+ * They are part of the public API: a contract test freezes them, and a change is a breaking change.
+ */
+
+/** Counter, unit `{decision}`: one per decision the adapters' plan takes. */
+export const METRIC_DECISIONS = 'ratekeeper.decisions';
+/** Histogram, unit `s`: how long a remote store took to decide (absent for the in-memory store). */
+export const METRIC_STORE_DURATION = 'ratekeeper.store.duration';
+
+/** The policy that decided (its name, as in `RateLimit-Policy`); a composite reports the member that did. */
+export const ATTR_POLICY = 'ratekeeper.policy';
+/** The algorithm of that policy: `token-bucket`, `sliding-window`, `fixed-window`, … */
+export const ATTR_ALGORITHM = 'ratekeeper.algorithm';
+/** What the decision meant for the request: one of core's DECISION_OUTCOMES. */
+export const ATTR_OUTCOME = 'ratekeeper.outcome';
+/** Span only: whole units left after the request. */
+export const ATTR_REMAINING = 'ratekeeper.remaining';
+/** Span only: the Retry-After wait in milliseconds (0 when allowed). */
+export const ATTR_RETRY_AFTER_MS = 'ratekeeper.retry_after_ms';
+
+/** The instrumentation scope's name. */
+export const SCOPE_NAME = '@ratekeeper/otel';
