@@ -4,11 +4,17 @@
  * both attributed by policy, algorithm and outcome — and sets the decision's attributes on the span
  * active when the request was decided (the framework instrumentation's request span).
  *
+ * The counter is an observable one: a decision adds one to a number held here (one Map lookup and one
+ * increment), and the SDK reads the running totals when it collects. A synchronous counter's `add`
+ * would hash the attribute set on every request inside the SDK, which costs a busy server far more
+ * than the decision itself (see the benchmarks' "telemetry" section). The store histogram is recorded
+ * per decision, but only for a limiter that answered with a promise (a remote store's round trip
+ * dwarfs it). The span is only touched when one is active and recording.
+ *
  * It only uses `@opentelemetry/api`: with no SDK registered the API's no-op meter and tracer make it
- * cost almost nothing, and with no telemetry option at all the plan never calls it. Attribute objects
- * are made once per (policy, outcome) pair and reused, so recording allocates nothing per request.
- * At most MAX_POLICIES policies get their own attribute sets; later ones share an `other` policy label,
- * so a limiter built per request cannot grow the metric's cardinality without bound.
+ * cost almost nothing, and with no telemetry option at all the plan never calls it. At most
+ * MAX_POLICIES policies get their own label; later ones share an `other` label, so a limiter built per
+ * request cannot grow the metric's cardinality without bound.
  */
 import { type Attributes, type Meter, type MeterProvider, metrics, trace } from '@opentelemetry/api';
 import { DECISION_OUTCOMES, type Decision, type DecisionOutcome, type Policy, type Telemetry, describeValue } from '@ratekeeper/core';
@@ -37,40 +43,68 @@ export function otelTelemetry(options: OtelTelemetryOptions = {}): Telemetry & {
   const spans = options.spanAttributes !== false;
 
   const meter = provider.getMeter(SCOPE_NAME);
-  const decisions = meter.createCounter(METRIC_DECISIONS, { unit: '{decision}', description: 'Rate-limit decisions taken, by policy, algorithm and outcome.' });
+  const tallies = new Tallies();
+  const decisions = meter.createObservableCounter(METRIC_DECISIONS, { unit: '{decision}', description: 'Rate-limit decisions taken, by policy, algorithm and outcome.' });
+  decisions.addCallback((result) => tallies.each((count, attributes) => result.observe(count, attributes)));
   const storeDuration = meter.createHistogram(METRIC_STORE_DURATION, {
     unit: 's',
     description: 'Time a remote store took to decide.',
     advice: { explicitBucketBoundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1] },
   });
-  const attributes = attributeSets();
 
   return {
     meter,
     decided(decision: Decision, outcome: DecisionOutcome, storeMs: number | undefined): void {
-      const set = attributes(decision.policy, outcome);
-      decisions.add(1, set);
+      const tally = tallies.of(decision.policy);
+      const index = OUTCOME_INDEX[outcome];
+      (tally.counts[index] as number)++;
+      const set = tally.sets[index] as Attributes;
       if (storeMs !== undefined) storeDuration.record(storeMs / 1000, set);
-      if (spans) trace.getActiveSpan()?.setAttributes({ ...set, [ATTR_REMAINING]: decision.remaining, [ATTR_RETRY_AFTER_MS]: decision.retryAfterMs });
+      if (!spans) return;
+      const span = trace.getActiveSpan();
+      if (span !== undefined && span.isRecording()) span.setAttributes({ ...set, [ATTR_REMAINING]: decision.remaining, [ATTR_RETRY_AFTER_MS]: decision.retryAfterMs });
     },
   };
 }
 
-/** attributeSets returns a lookup of frozen attribute objects per (policy, outcome), made once each. */
-function attributeSets(): (policy: Policy, outcome: DecisionOutcome) => Attributes {
-  const byPolicy = new Map<Policy, Record<DecisionOutcome, Attributes>>();
-  const make = (name: string, algorithm: string) =>
-    Object.fromEntries(DECISION_OUTCOMES.map((o) => [o, Object.freeze({ [ATTR_POLICY]: name, [ATTR_ALGORITHM]: algorithm, [ATTR_OUTCOME]: o })])) as unknown as Record<DecisionOutcome, Attributes>;
-  const others = new Map<string, Record<DecisionOutcome, Attributes>>();
-  return (policy, outcome) => {
-    let sets = byPolicy.get(policy);
-    if (sets === undefined) {
-      if (byPolicy.size < MAX_POLICIES) byPolicy.set(policy, (sets = make(policy.name, policy.algorithm)));
-      else {
-        sets = others.get(policy.algorithm);
-        if (sets === undefined) others.set(policy.algorithm, (sets = make(OTHER, policy.algorithm)));
+const OUTCOME_INDEX = Object.fromEntries(DECISION_OUTCOMES.map((o, i) => [o, i])) as Record<DecisionOutcome, number>;
+
+interface Tally {
+  /** The attribute set of each outcome, in DECISION_OUTCOMES order, made once. */
+  readonly sets: readonly Attributes[];
+  /** The running count of each outcome. */
+  readonly counts: Float64Array;
+}
+
+/** Tallies holds the running counts per policy (at most MAX_POLICIES, then `other` per algorithm). */
+class Tallies {
+  readonly #byPolicy = new Map<Policy, Tally>();
+  readonly #others = new Map<string, Tally>();
+
+  of(policy: Policy): Tally {
+    let tally = this.#byPolicy.get(policy);
+    if (tally !== undefined) return tally;
+    if (this.#byPolicy.size < MAX_POLICIES) {
+      tally = make(policy.name, policy.algorithm);
+      this.#byPolicy.set(policy, tally);
+      return tally;
+    }
+    tally = this.#others.get(policy.algorithm);
+    if (tally === undefined) this.#others.set(policy.algorithm, (tally = make(OTHER, policy.algorithm)));
+    return tally;
+  }
+
+  /** each calls `observe` with every outcome's count that is not zero. */
+  each(observe: (count: number, attributes: Attributes) => void): void {
+    for (const tallies of [this.#byPolicy, this.#others]) {
+      for (const { sets, counts } of tallies.values()) {
+        for (let i = 0; i < counts.length; i++) if ((counts[i] as number) > 0) observe(counts[i] as number, sets[i] as Attributes);
       }
     }
-    return sets[outcome];
-  };
+  }
+}
+
+function make(name: string, algorithm: string): Tally {
+  const sets = DECISION_OUTCOMES.map((o) => Object.freeze({ [ATTR_POLICY]: name, [ATTR_ALGORITHM]: algorithm, [ATTR_OUTCOME]: o }));
+  return { sets, counts: new Float64Array(sets.length) };
 }

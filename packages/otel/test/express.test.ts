@@ -73,8 +73,8 @@ describe('otelTelemetry on Express', () => {
   });
 
   it('answers every request when the meter throws', async () => {
-    const broken = { getMeter: () => ({ createCounter: () => ({ add: () => { throw new Error('meter broke'); } }), createHistogram: () => ({ record: () => {} }) }) };
-    const server = app({ limiter: bucket('api'), telemetry: otelTelemetry({ meterProvider: broken as never }) });
+    const broken = { getMeter: () => ({ createObservableCounter: () => ({ addCallback: () => {} }), createHistogram: () => ({ record: () => { throw new Error('meter broke'); } }) }) };
+    const server = app({ limiter: remote(bucket('api')), telemetry: otelTelemetry({ meterProvider: broken as never }) });
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await request(server).get('/')).status);
     expect(statuses).toEqual([200, 200, 200, 429]);

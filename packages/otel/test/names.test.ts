@@ -29,7 +29,7 @@ describe('telemetry names', () => {
     expect(DECISION_OUTCOMES).toEqual(['allowed', 'limited', 'shadow_limited', 'failure_open', 'failure_closed', 'fallback_allowed', 'fallback_limited']);
   });
 
-  it('publishes a decisions counter and a store-duration histogram with these units and attribute keys', async () => {
+  it('publishes an observable decisions counter and a store-duration histogram with these units and attribute keys', async () => {
     const { provider, read } = meterProvider();
     const telemetry = otelTelemetry({ meterProvider: provider });
     const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock: new ManualClock(0), name: 'api' });
@@ -37,7 +37,7 @@ describe('telemetry names', () => {
     telemetry.decided(limiter.consume('k'), 'limited', 2.5);
     const rows = await read();
     expect(rows.map(({ name, unit, type }) => ({ name, unit, type }))).toEqual([
-      { name: 'ratekeeper.decisions', unit: '{decision}', type: 'COUNTER' },
+      { name: 'ratekeeper.decisions', unit: '{decision}', type: 'OBSERVABLE_COUNTER' },
       { name: 'ratekeeper.store.duration', unit: 's', type: 'HISTOGRAM' },
     ]);
     for (const row of rows) for (const p of row.points) expect(Object.keys(p.attributes).sort()).toEqual(['ratekeeper.algorithm', 'ratekeeper.outcome', 'ratekeeper.policy']);
