@@ -1,0 +1,100 @@
+/**
+ * DenyCache: denials Redis gave this process, remembered until they expire, so that a key that is
+ * over its limit is answered without a round trip (an attacker hammering one key costs Redis nothing
+ * until the key could be admitted again).
+ *
+ * What it guarantees. An entry (key, cost c, until T) is made from a Redis denial of cost c whose wait
+ * was R, with T = the instant the call was *sent* + R on this process's clock. Redis ran the script
+ * after the send, so its own "allowed again at" is no earlier than T: until T, the same key at cost c
+ * would be denied by Redis too, unless something gives units back in the meantime. So in one process
+ * the cache changes no decision, only skips round trips: another cost still goes to Redis (a larger one
+ * waits longer than R, a smaller one may fit), an admission of the key drops its entry (its wait grew),
+ * and so do this process's `reset` and refund of the key. Across processes it changes one
+ * thing: a `reset` or refund made by another process is seen here only after T (at most the Retry-After
+ * that was already sent to the client).
+ *
+ * The answer's figures are honest: `retryAfterMs` counts from the instant the reply arrived + R (the
+ * later bound, so a client told to wait never comes back early), `remaining` is the figure Redis last
+ * gave (a lower bound: a bucket may have refilled a little since).
+ *
+ * It is bounded: at most `maxEntries` keys; when full, expired entries are swept out (O(size), at most
+ * once per maxEntries/8 insertions) and a new denial that still finds no room is simply not cached.
+ */
+import type { Decision } from '@ratekeeper/core';
+
+interface Entry {
+  /** The cost that was denied (a larger one waits longer, a smaller one may be admitted). */
+  cost: number;
+  /** Denied until this instant (the send instant + R): the decision rule. */
+  until: number;
+  /** Allowed no earlier than this instant (the reply instant + R): the figure reported. */
+  retryAt: number;
+  /** Empty no earlier than this instant (the reply instant + the reset wait). */
+  resetAt: number;
+  decision: Decision;
+}
+
+export const DEFAULT_DENY_CACHE_ENTRIES = 10_000;
+
+export class DenyCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #max: number;
+  #sinceSweep = 0;
+  /** hits counts the decisions answered from the cache. */
+  hits = 0;
+
+  constructor(maxEntries = DEFAULT_DENY_CACHE_ENTRIES) {
+    this.#max = maxEntries;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * answer is the cached denial for `key` at `cost` at instant `now`, or undefined when the store must
+   * be asked. An expired entry is dropped.
+   */
+  answer(key: string, cost: number, now: number): Decision | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (now >= entry.until) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    if (cost !== entry.cost) return undefined;
+    this.hits++;
+    const retryAfterMs = Math.ceil(entry.retryAt - now);
+    return { ...entry.decision, retryAfterMs, resetAfterMs: Math.max(retryAfterMs, Math.ceil(entry.resetAt - now)) };
+  }
+
+  /**
+   * remember records Redis's answer to a call of `cost` sent at `sentAt` that arrived at `arrivedAt`.
+   * Only a plain denial that waiting can lift is kept (not a failure-policy decision, not a cost no
+   * policy can ever grant: those are not worth a slot).
+   */
+  remember(key: string, cost: number, sentAt: number, arrivedAt: number, decision: Decision): void {
+    if (decision.allowed) {
+      // The key's state moved: any remembered wait may now be too short.
+      if (this.#entries.size > 0) this.#entries.delete(key);
+      return;
+    }
+    if (decision.failure !== undefined || !(decision.retryAfterMs > 0) || decision.retryAfterMs === Infinity) return;
+    const until = sentAt + decision.retryAfterMs;
+    if (!this.#entries.has(key) && !this.#room(arrivedAt)) return;
+    this.#entries.set(key, { cost, until, retryAt: arrivedAt + decision.retryAfterMs, resetAt: arrivedAt + decision.resetAfterMs, decision });
+  }
+
+  /** forget drops `key` (after a reset or a refund in this process). */
+  forget(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  #room(now: number): boolean {
+    if (this.#entries.size < this.#max) return true;
+    if (++this.#sinceSweep < this.#max >> 3) return false;
+    this.#sinceSweep = 0;
+    for (const [key, entry] of this.#entries) if (now >= entry.until) this.#entries.delete(key);
+    return this.#entries.size < this.#max;
+  }
+}
