@@ -6,7 +6,9 @@
  *
  * Members on the memory store are decided in one synchronous pass; members on a remote store must all
  * share that one store, which decides them in one atomic call (`Store.consumeAll`). Nested composites
- * are flattened. All members must read the same clock, so that one `now` serves them all.
+ * are flattened. All members must read the same clock, so that one `now` serves them all; it is read
+ * once per call and refused, like a bad key or cost, when it is not a finite number (a throw on the
+ * memory store, a rejected promise on a remote one: see limiter.ts).
  */
 import type { Clock } from './clock.js';
 import type { Decision } from './decision.js';
@@ -15,7 +17,7 @@ import { allowAll, decideAll } from './memory-all.js';
 import { MemoryBinding } from './memory-store.js';
 import type { Policy } from './policy.js';
 import type { Mode, Result, Store, StoreBinding } from './store.js';
-import { describeValue, isCost, rejectCall } from './validate.js';
+import { describeValue, isCost, refuseCall } from './validate.js';
 
 type Member<M extends Mode> = Limiter<Policy, M>;
 const OWNER = 'CompositeLimiter';
@@ -30,6 +32,8 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
   readonly #memory: readonly MemoryBinding[] | undefined;
 
   constructor(limiters: readonly RateLimiter<M>[]) {
+    // It takes no options: a second argument ({ name }, { store }) would be silently ignored.
+    if (arguments.length > 1 && arguments[1] !== undefined) throw new TypeError(`${OWNER}: takes only the array of limiters (each brings its own options), got a second argument: ${describeValue(arguments[1])}`);
     const members = flatten(limiters);
     const first = members[0] as Member<M>;
     this.members = Object.freeze(members);
@@ -59,22 +63,22 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
   }
 
   allow(key: string, cost = 1): Result<M, boolean> {
-    if (typeof key !== 'string' || !isCost(cost)) rejectCall(OWNER, key, cost);
     const now = this.#clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, cost, now);
     if (this.#memory !== undefined) return allowAll(this.#memory, key, now, cost) as Result<M, boolean>;
     const all = this.#store.consumeAll!(this.#bindings, key, now, cost, true) as Promise<readonly Decision[]>;
     return all.then((parts) => parts.every((p) => p.allowed)) as Result<M, boolean>;
   }
 
   reset(key: string): Result<M, void> {
-    if (typeof key !== 'string') rejectCall(OWNER, key, 1);
+    if (typeof key !== 'string') return refuseCall(OWNER, this.mode, key, 1, 0);
     const results = this.members.map((m) => m.reset(key));
     return (this.mode === 'sync' ? undefined : Promise.all(results).then(() => undefined)) as Result<M, void>;
   }
 
   #decide(key: string, cost: number, commit: boolean): Result<M, Decision> {
-    if (typeof key !== 'string' || !isCost(cost)) rejectCall(OWNER, key, cost);
     const now = this.#clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, cost, now);
     if (this.#memory !== undefined) return mostRestrictive(decideAll(this.#memory, key, now, cost, commit)) as Result<M, Decision>;
     const all = this.#store.consumeAll!(this.#bindings, key, now, cost, commit) as Promise<readonly Decision[]>;
     return all.then(mostRestrictive) as Result<M, Decision>;

@@ -10,6 +10,6 @@ export { DEFAULT_MAX_KEYS, MemoryBinding, MemoryStore, type MemoryStoreOptions }
 export { Limiter, type LimiterOptions, type RateLimiter } from './limiter.js';
 export { FixedWindowLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './limiters.js';
 export { CompositeLimiter, mostRestrictive } from './composite.js';
-export { describeValue } from './validate.js';
+export { describeValue, refuseUnknown } from './validate.js';
 export { DECISION_OUTCOMES, type DecisionOutcome, type Telemetry, outcomeOf } from './telemetry.js';
 export * from './http/index.js';

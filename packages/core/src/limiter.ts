@@ -4,8 +4,14 @@
  * store binding; on the in-memory store every call answers synchronously, on a remote store with a
  * promise that resolves (being limited is a Decision, never a rejection).
  *
- * `key` must be a string and `cost` a positive integer: anything else throws at once, so that a bug in a
- * caller's cost function can never turn into a silent admit.
+ * `key` must be a string, `cost` a positive integer and the clock's reading a finite number: anything
+ * else is refused at once, so that a bug in a caller's cost function or clock (`now() { Date.now() }`
+ * answers undefined) can never turn into a silent admit or a NaN figure. A synchronous limiter throws;
+ * a promise-returning one returns a rejected promise and never throws synchronously. A refusal is a
+ * programming error, not a limit, which is why it is the one rejection a limiter's promise can carry.
+ *
+ * Options are checked by name too: an option the limiter does not take (`stor` for `store`) is a
+ * TypeError at construction rather than a default silently used.
  */
 import type { Algorithm } from './algorithm.js';
 import { type Clock, systemClock } from './clock.js';
@@ -13,7 +19,7 @@ import type { Decision } from './decision.js';
 import { MemoryStore } from './memory-store.js';
 import type { Policy } from './policy.js';
 import type { Mode, Result, Store, StoreBinding } from './store.js';
-import { describeValue, isCost, rejectCall } from './validate.js';
+import { describeValue, isCost, refuseCall } from './validate.js';
 
 export interface RateLimiter<M extends Mode = Mode> {
   /** 'sync' when every call answers directly, 'async' when every call answers with a promise. */
@@ -61,23 +67,29 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
     this.binding = this.store.bind(algorithm, policy);
   }
 
+  // Each call reads the clock once, then refuses a bad key, cost or reading in one branch: the check
+  // of `now` is one more comparison on the hot path (Number.isFinite is inlined by V8).
   consume(key: string, cost = 1): Result<M, Decision> {
-    if (typeof key !== 'string' || !isCost(cost)) rejectCall(this.#owner, key, cost);
-    return this.binding.consume(key, this.clock.now(), cost);
+    const now = this.clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(this.#owner, this.mode, key, cost, now);
+    return this.binding.consume(key, now, cost);
   }
 
   peek(key: string, cost = 1): Result<M, Decision> {
-    if (typeof key !== 'string' || !isCost(cost)) rejectCall(this.#owner, key, cost);
-    return this.binding.peek(key, this.clock.now(), cost);
+    const now = this.clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(this.#owner, this.mode, key, cost, now);
+    return this.binding.peek(key, now, cost);
   }
 
   allow(key: string, cost = 1): Result<M, boolean> {
-    if (typeof key !== 'string' || !isCost(cost)) rejectCall(this.#owner, key, cost);
-    return this.binding.allow(key, this.clock.now(), cost);
+    const now = this.clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(this.#owner, this.mode, key, cost, now);
+    return this.binding.allow(key, now, cost);
   }
 
+  /** reset reads no clock: only the key is checked. */
   reset(key: string): Result<M, void> {
-    if (typeof key !== 'string') rejectCall(this.#owner, key, 1);
+    if (typeof key !== 'string') return refuseCall(this.#owner, this.mode, key, 1, 0);
     return this.binding.reset(key);
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The single-policy limiters. Each validates its options once, at construction (a RangeError or
- * TypeError naming the class, the option and the value), derives an immutable policy and binds it to
+ * TypeError naming the class, the option and the value; a TypeError naming an option it does not
+ * take), derives an immutable policy and binds it to
  * its store. The caller's options object is never mutated.
  */
 import { fixedWindow } from './algorithms/fixed-window.js';
@@ -15,7 +16,7 @@ import {
   windowPolicy,
 } from './policy.js';
 import type { Mode } from './store.js';
-import { fail, optionsObject, policyName, positiveInteger, positiveNumber, quota } from './validate.js';
+import { fail, optionsObject, policyName, positiveInteger, positiveNumber, quota, refuseUnknown } from './validate.js';
 
 export interface TokenBucketOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
   /** Bucket size: the largest burst (a positive integer). */
@@ -23,6 +24,14 @@ export interface TokenBucketOptions<M extends Mode = 'sync'> extends LimiterOpti
   /** Tokens added per second (> 0, fractions allowed, at most 1e6; a full refill within 2^52 ms). */
   readonly refillPerSecond: number;
 }
+
+/**
+ * The option names each limiter takes; any other name is refused at construction. The adapters'
+ * algorithm shorthand (http/shorthand.ts) passes exactly these through (test/validation.test.ts).
+ */
+const COMMON = ['clock', 'store', 'name'] as const;
+export const TOKEN_BUCKET_OPTIONS: ReadonlySet<string> = new Set(['capacity', 'refillPerSecond', ...COMMON]);
+export const WINDOW_OPTIONS: ReadonlySet<string> = new Set(['limit', 'windowMs', ...COMMON]);
 
 /**
  * Rate bounds that keep the bucket's arithmetic exact (see algorithms/token-bucket.ts): above 1e6 per
@@ -40,6 +49,7 @@ export class TokenBucketLimiter<M extends Mode = 'sync'> extends Limiter<TokenBu
   constructor(options: TokenBucketOptions<M>) {
     const owner = 'TokenBucketLimiter';
     const o = optionsObject(owner, options) as Partial<TokenBucketOptions<M>>;
+    refuseUnknown(owner, o, TOKEN_BUCKET_OPTIONS);
     const capacity = quota(owner, 'capacity', o.capacity);
     const refill = positiveNumber(owner, 'refillPerSecond', o.refillPerSecond, MAX_REFILL_PER_SECOND);
     if ((capacity * 1000) / refill > MAX_BURST_MS) {
@@ -81,6 +91,7 @@ export class FixedWindowLimiter<M extends Mode = 'sync'> extends Limiter<FixedWi
 
 function windowOptions<A extends 'sliding-window' | 'fixed-window', M extends Mode>(owner: string, algorithm: A, options: WindowOptions<M>) {
   const o = optionsObject(owner, options) as Partial<WindowOptions<M>>;
+  refuseUnknown(owner, o, WINDOW_OPTIONS);
   const limit = quota(owner, 'limit', o.limit);
   const windowMs = positiveInteger(owner, 'windowMs', o.windowMs);
   // The sliding window compares previous·(W − e) + current·W with limit·W in exact integers.

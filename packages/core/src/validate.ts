@@ -66,13 +66,45 @@ export function optionsObject<T extends object>(owner: string, value: T | undefi
   return value;
 }
 
+/**
+ * refuseUnknown throws `owner: unknown option "name"` (a TypeError) for the first own key of `options`
+ * that is neither in `known` nor in `extra`: a misspelt option (`stor`, `maxkeys`) must never be
+ * silently ignored while its default runs. A key counts even when its value is undefined.
+ */
+export function refuseUnknown(owner: string, options: object, known: ReadonlySet<string>, extra: readonly string[] = []): void {
+  for (const k of Object.keys(options)) {
+    if (!known.has(k) && !extra.includes(k)) throw new TypeError(`${owner}: unknown option ${describeValue(k)}`);
+  }
+}
+
 /** isCost tells whether a per-call cost is valid: a positive safe integer. */
 export function isCost(cost: unknown): cost is number {
   return typeof cost === 'number' && Number.isSafeInteger(cost) && cost >= 1;
 }
 
-/** rejectCall throws for an invalid key or cost passed at call time: never a silent admit. */
-export function rejectCall(owner: string, key: unknown, cost: unknown): never {
-  if (typeof key !== 'string') throw new TypeError(`${owner}: key must be a string, got ${describeValue(key)}`);
-  return fail(owner, 'cost', 'a positive integer', cost, 'number');
+/**
+ * callError is the error for a call refused at call time: a key that is not a string, a cost that is
+ * not a positive integer (checked in that order), else a clock reading that is not a finite number (a
+ * clock that forgot its `return` answers undefined; NaN would admit everything in one algorithm and
+ * deny everything with a NaN wait in the others). Never a silent admit, never a NaN figure.
+ */
+export function callError(owner: string, key: unknown, cost: unknown, now: unknown): TypeError | RangeError {
+  if (typeof key !== 'string') return new TypeError(`${owner}: key must be a string, got ${describeValue(key)}`);
+  if (!isCost(cost)) return wrongValue(`${owner}: cost must be a positive integer, got ${describeValue(cost)}`, cost);
+  return wrongValue(`${owner}: clock.now() must return a finite number of epoch milliseconds, got ${describeValue(now)}`, now);
+}
+
+/**
+ * refuseCall answers a refused call the way the limiter's mode answers: a synchronous limiter throws, a
+ * promise-returning one returns a rejected promise (it never throws synchronously, so `.catch` and
+ * `await` see every failure). A refusal is a programming error, not a limit: never a Decision.
+ */
+export function refuseCall<R>(owner: string, mode: 'sync' | 'async', key: unknown, cost: unknown, now: unknown): R {
+  const error = callError(owner, key, cost, now);
+  if (mode === 'sync') throw error;
+  return Promise.reject(error) as R;
+}
+
+function wrongValue(message: string, value: unknown): TypeError | RangeError {
+  return typeof value === 'number' ? new RangeError(message) : new TypeError(message);
 }

@@ -41,6 +41,7 @@ const VALUES = [
   'outcomeOf',
   'policyField',
   'prepareRateLimit',
+  'refuseUnknown',
   'retryAfterSeconds',
   'seconds',
   'slidingWindow',

@@ -22,7 +22,7 @@
 import type { Decision } from '../decision.js';
 import type { RateLimiter } from '../limiter.js';
 import { type Telemetry, checkTelemetry, outcomeOf } from '../telemetry.js';
-import { describeValue } from '../validate.js';
+import { describeValue, refuseUnknown } from '../validate.js';
 import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, policyField, writeHeaders } from './headers.js';
 import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './ip.js';
 import { type LimiterChoice, chooseLimiter } from './shorthand.js';
@@ -84,8 +84,7 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
     throw new TypeError(`${owner}: options must be an object, got ${describeValue(options)}`);
   }
   const o: RateLimitOptions<Req> = options ?? {};
-  const unknown = Object.keys(o).find((k) => !KNOWN.has(k) && !extra.includes(k));
-  if (unknown !== undefined) throw new TypeError(`${owner}: unknown option ${describeValue(unknown)}`);
+  refuseUnknown(owner, o, KNOWN, extra);
   const key = optionalFunction(owner, 'key', o.key);
   const cost = optionalFunction(owner, 'cost', o.cost);
   const skip = optionalFunction(owner, 'skip', o.skip);

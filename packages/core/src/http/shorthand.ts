@@ -37,7 +37,8 @@ const OWN: Record<AlgorithmShorthand, readonly string[]> = {
   'sliding-window': ['limit', 'windowMs'],
   'fixed-window': ['limit', 'windowMs'],
 };
-const SHORTHAND = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'] as const;
+/** Every shorthand option name (the plan accepts them; each limiter takes its own, see limiters.ts). */
+export const SHORTHAND = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'] as const;
 
 /** given reads an option; null is refused rather than read as "use the default". */
 function given<K extends keyof LimiterChoice>(owner: string, o: LimiterChoice, k: K): LimiterChoice[K] {
