@@ -7,9 +7,12 @@
  * here once. Its counts are its own: they are not merged into Redis when Redis comes back.
  */
 import type { Algorithm, Decision, Policy, StoreBinding } from '@ratekeeper/core';
+import type { Batcher } from './batcher.js';
+import type { DenyCache } from './deny-cache.js';
 import { allowedOf, closedDecision, decodeOne, fallbackDecision, openDecision } from './decisions.js';
 import { Failure, type FailureInfo } from './failure.js';
 import { encodeKey, keyHead } from './keys.js';
+import { BATCHED } from './lua/batch-script.js';
 import { type Script, singleScript } from './lua/scripts.js';
 import type { FailurePolicy } from './options.js';
 import type { Outcome, Remote } from './remote.js';
@@ -23,6 +26,10 @@ export interface Backend {
   readonly onFailure: FailurePolicy;
   /** clientTime: the scripts take `now` from the call instead of reading the server's TIME. */
   readonly clientTime: boolean;
+  /** Where single decisions are queued to go to Redis together (./batcher.ts), when batching is on. */
+  readonly batcher: Batcher | undefined;
+  /** Denials remembered until their wait is over (./deny-cache.ts), when the deny cache is on. */
+  readonly denyCache: DenyCache | undefined;
   report(info: FailureInfo): void;
 }
 
@@ -42,6 +49,8 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   /** head is everything in this policy's keys before the encoded user key. */
   readonly head: string;
   readonly #script: Script;
+  /** The algorithm's code in the batch script, as a string; undefined when it cannot be batched. */
+  readonly #code: string | undefined;
 
   constructor(backend: Backend, algorithm: Algorithm<P>, policy: P, fallback: StoreBinding<'sync'>) {
     this.backend = backend;
@@ -50,6 +59,8 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     this.fallback = fallback;
     this.head = keyHead(backend.prefix, policy.name);
     this.#script = singleScript(algorithm.name, backend.clientTime);
+    const index = BATCHED.indexOf(algorithm.name);
+    this.#code = index === -1 ? undefined : String(index + 1);
   }
 
   /** keyOf is the Redis key of this policy's state for `key`. */
@@ -58,7 +69,19 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   }
 
   consume(key: string, now: number, cost: number): Promise<Decision> {
-    return this.#run(key, now, cost, true, (ended) => decodeOne(ended, this.policy) ?? this.#failed('consume', ended, key, now, cost, true));
+    const cache = this.backend.denyCache;
+    if (cache === undefined) return this.#run(key, now, cost, true, (ended) => decodeOne(ended, this.policy) ?? this.#failed('consume', ended, key, now, cost, true));
+    // The cache runs on the limiter's clock in client time (deterministic), else on this process's.
+    const clientTime = this.backend.clientTime;
+    const sentAt = clientTime ? now : performance.now();
+    const cached = cache.answer(key, cost, sentAt);
+    if (cached !== undefined) return Promise.resolve(cached);
+    return this.#run(key, now, cost, true, (ended) => {
+      const decision = decodeOne(ended, this.policy);
+      if (decision === undefined) return this.#failed('consume', ended, key, now, cost, true);
+      cache.remember(key, cost, sentAt, clientTime ? now : performance.now(), decision);
+      return decision;
+    });
   }
 
   peek(key: string, now: number, cost: number): Promise<Decision> {
@@ -72,6 +95,8 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   /** reset clears the key in Redis and in the fallback; a failure is reported and otherwise ignored. */
   reset(key: string): Promise<void> {
     this.fallback.reset(key);
+    this.backend.denyCache?.forget(key);
+    this.backend.batcher?.flush();
     const redisKey = this.keyOf(key);
     return this.backend.remote.command(['DEL', redisKey], redisKey, (ended) => {
       if (ended instanceof Failure) this.backend.report(info('reset', this.policy.name, ended));
@@ -84,10 +109,12 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     const [first, second] = this.params;
     const signed = String(commit ? cost : -cost);
     const sha = this.#script.sha;
-    const command = this.backend.clientTime
-      ? ['EVALSHA', sha, '1', redisKey, String(now), signed, first, second]
-      : ['EVALSHA', sha, '1', redisKey, signed, first, second];
-    return this.backend.remote.eval(this.#script, command, redisKey, outcome);
+    const clientTime = this.backend.clientTime;
+    const command = clientTime ? ['EVALSHA', sha, '1', redisKey, String(now), signed, first, second] : ['EVALSHA', sha, '1', redisKey, signed, first, second];
+    const batcher = this.backend.batcher;
+    if (batcher === undefined || this.#code === undefined) return this.backend.remote.eval(this.#script, command, redisKey, outcome);
+    const args = clientTime ? [String(now), this.#code, signed, first, second] : [this.#code, signed, first, second];
+    return batcher.submit(redisKey, args, this.#script, command, outcome);
   }
 
   #failed(operation: Operation, ended: unknown, key: string, now: number, cost: number, commit: boolean): Decision {

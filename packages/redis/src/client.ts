@@ -40,6 +40,12 @@ export function adaptClient(owner: string, client: unknown): Send {
   );
 }
 
+/** isCluster tells a cluster client (ioredis `Cluster`, node-redis `createCluster()`) from a single node. */
+export function isCluster(client: unknown): boolean {
+  const c = client as Record<string, unknown> | null;
+  return typeof c === 'object' && c !== null && (c['isCluster'] === true || ('masters' in c && typeof c['sendCommand'] === 'function'));
+}
+
 function guarded(send: (args: string[], firstKey: string) => unknown): Send {
   return (args, firstKey) => {
     try {

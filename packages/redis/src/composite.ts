@@ -67,6 +67,7 @@ export function decideComposite(
   for (const member of plan.members) command.push(`${member.head}${tag}`);
   if (backend.clientTime) command.push(String(now));
   command.push(String(commit ? cost : -cost), ...plan.params);
+  backend.batcher?.flush();
   return backend.remote.eval(plan.script, command, command[3] as string, (ended) => {
     const decisions = decodeAll(ended, plan.policies);
     if (decisions !== undefined) return decisions;

@@ -4,7 +4,8 @@
  * …`). Nothing is coerced into a default; the caller's object is never mutated.
  */
 import { MemoryStore, type Store, describeValue } from '@ratekeeper/core';
-import { type RedisClientLike, type Send, adaptClient } from './client.js';
+import { DEFAULT_MAX_BATCH } from './batcher.js';
+import { type RedisClientLike, type Send, adaptClient, isCluster } from './client.js';
 
 export type FailurePolicy = 'fallback' | 'open' | 'closed';
 export type TimeSource = 'server' | 'client';
@@ -24,6 +25,12 @@ export interface RedisStoreOptions {
   readonly probeIntervalMs?: number;
   /** The in-process store the 'fallback' policy decides on (default: a new MemoryStore). */
   readonly fallbackStore?: Store<'sync'>;
+  /** Send decisions pending at the same moment on one node as one script call (default true). */
+  readonly batch?: boolean;
+  /** The most decisions one batch carries (default 64; an integer from 2 to 1,000). */
+  readonly maxBatchSize?: number;
+  /** Answer a key Redis denied locally until the wait it gave is over (default true). */
+  readonly denyCache?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -34,6 +41,10 @@ export interface ResolvedOptions {
   readonly onFailure: FailurePolicy;
   readonly probeIntervalMs: number;
   readonly fallbackStore: FallbackStore;
+  readonly batch: boolean;
+  readonly maxBatchSize: number;
+  readonly denyCache: boolean;
+  readonly cluster: boolean;
 }
 
 /** FallbackStore is a synchronous store that can also decide composites. */
@@ -55,6 +66,16 @@ function integerMs(option: string, value: unknown, min: number): number {
     fail(option, `an integer from ${min} to ${MAX_MS}`, value);
   }
   return value;
+}
+
+function flag(option: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') fail(option, 'a boolean', value);
+  return value as boolean;
+}
+
+function batchSize(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 2 || value > 1000) fail('maxBatchSize', 'an integer from 2 to 1000', value);
+  return value as number;
 }
 
 function oneOf<T extends string>(option: string, value: unknown, allowed: readonly T[]): T {
@@ -86,5 +107,9 @@ export function resolveOptions(options: RedisStoreOptions): ResolvedOptions {
     onFailure: o.onFailure === undefined ? 'fallback' : oneOf('onFailure', o.onFailure, ['fallback', 'open', 'closed']),
     probeIntervalMs: o.probeIntervalMs === undefined ? DEFAULT_PROBE_INTERVAL_MS : integerMs('probeIntervalMs', o.probeIntervalMs, 0),
     fallbackStore: o.fallbackStore === undefined ? new MemoryStore() : fallbackOption(o.fallbackStore),
+    batch: o.batch === undefined ? true : flag('batch', o.batch),
+    maxBatchSize: o.maxBatchSize === undefined ? DEFAULT_MAX_BATCH : batchSize(o.maxBatchSize),
+    denyCache: o.denyCache === undefined ? true : flag('denyCache', o.denyCache),
+    cluster: isCluster(o.client),
   };
 }

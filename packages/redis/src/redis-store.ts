@@ -26,7 +26,10 @@ import { type Plan, decideComposite, makePlan } from './composite.js';
 import type { FailureInfo } from './failure.js';
 import { STEPS } from './lua/scripts.js';
 import { type FailurePolicy, type FallbackStore, type RedisStoreOptions, type TimeSource, resolveOptions } from './options.js';
+import { Batcher } from './batcher.js';
+import { DenyCache } from './deny-cache.js';
 import { Remote } from './remote.js';
+import { slotOf } from './slot.js';
 
 export interface RedisStoreEvents {
   failure: [info: FailureInfo];
@@ -51,11 +54,15 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     this.timeoutMs = o.timeoutMs;
     this.onFailure = o.onFailure;
     this.#fallbackStore = o.fallbackStore;
+    const remote = new Remote(o.send, o.timeoutMs, o.probeIntervalMs);
+    const clientTime = o.time === 'client';
     this.#backend = {
-      remote: new Remote(o.send, o.timeoutMs, o.probeIntervalMs),
+      remote,
       prefix: o.prefix,
       onFailure: o.onFailure,
-      clientTime: o.time === 'client',
+      clientTime,
+      batcher: o.batch ? new Batcher(remote, clientTime, o.maxBatchSize, o.cluster ? slotOf : undefined) : undefined,
+      denyCache: o.denyCache ? new DenyCache() : undefined,
       report: (info) => this.#report(info),
     };
   }
@@ -80,6 +87,20 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
       this.#plans.set(bindings, plan);
     }
     return decideComposite(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
+  }
+
+  /**
+   * batching counts the batches of more than one call sent so far and the calls they carried (both 0
+   * with `batch: false`): calls ÷ batches is the mean batch size.
+   */
+  get batching(): { readonly batches: number; readonly calls: number } {
+    const batcher = this.#backend.batcher;
+    return { batches: batcher?.batches ?? 0, calls: batcher?.batched ?? 0 };
+  }
+
+  /** denyCacheHits counts the decisions answered from the deny cache without a round trip. */
+  get denyCacheHits(): number {
+    return this.#backend.denyCache?.hits ?? 0;
   }
 
   /** A listener that throws is the caller's bug: it surfaces as an uncaught exception, not in a decision. */

@@ -69,6 +69,11 @@ describeRedis('8 processes × 2,000 concurrent requests on one key with a limit 
     expect(totalAdmitted(reports)).toBeGreaterThan(LIMIT);
   });
 
+  it('catches a batch that decides every call from one snapshot (the non-atomic batch mutant)', async () => {
+    const reports = await pool.run(oneKey(SPECS[0] as Spec, 'snapshot-batch', 'ioredis'));
+    expect(totalAdmitted(reports)).toBeGreaterThan(LIMIT);
+  });
+
   it('leaves no key without a TTL', async () => {
     expect(await immortalKeys(ioredis(server.port))).toEqual([]);
   });

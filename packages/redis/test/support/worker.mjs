@@ -12,6 +12,7 @@ import { RedisStore } from '../../dist/esm/index.js';
 import { clientTimeStore } from '../mutants/client-time-store.mjs';
 import { GetThenSetStore } from '../mutants/get-then-set-store.mjs';
 import { parallelUnion } from '../mutants/parallel-union.mjs';
+import { snapshotBatchClient } from '../mutants/snapshot-batch-client.mjs';
 
 let limiter;
 let failures = [];
@@ -43,6 +44,7 @@ async function open(kind, port) {
 function makeStore(setup, client) {
   if (setup.store === 'get-then-set') return new GetThenSetStore(client, setup.prefix);
   if (setup.store === 'client-time') return clientTimeStore(RedisStore, client, setup.prefix);
+  if (setup.store === 'snapshot-batch') return new RedisStore({ client: snapshotBatchClient(client), prefix: setup.prefix });
   const store = new RedisStore({ client, prefix: setup.prefix, timeoutMs: 10_000, onFailure: 'closed' });
   store.on('failure', (info) => failures.push(info.reason));
   return store;

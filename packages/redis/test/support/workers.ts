@@ -11,7 +11,7 @@ import type { Spec } from './histories.js';
 export interface WorkerSetup {
   readonly port: number;
   readonly client: 'ioredis' | 'node-redis';
-  readonly store: 'redis' | 'get-then-set' | 'client-time';
+  readonly store: 'redis' | 'get-then-set' | 'client-time' | 'snapshot-batch';
   readonly prefix: string;
   readonly members: readonly Spec[];
   readonly composite?: 'atomic' | 'parallel-union';

@@ -1,0 +1,106 @@
+/**
+ * Batching changes no decision: the differential histories (test/support/histories.ts) are fired at
+ * Redis all at once, each call at its own instant of a ManualClock (client time), without waiting for
+ * any answer, so that they go to Redis in batches; every decision must equal the memory store's,
+ * replayed one by one, field for field. Resets and composites in the same turn must keep their place
+ * in the order. The store's counters show that batches of more than one call were really sent.
+ */
+import { CompositeLimiter, type Decision, ManualClock, MemoryStore, type RateLimiter } from '@ratekeeper/core';
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RedisStore } from '../src/index.js';
+import { CLIENT_KINDS, type ClientKind, client, closeAll } from './support/clients.js';
+import { type Spec, type Step, makeLimiter, nextInstant, specs, startInstant, steps } from './support/histories.js';
+import { type RedisServer, startServer } from './support/redis-server.js';
+import { describeRedis } from './support/requirements.js';
+
+let server: RedisServer;
+const stores = new Map<ClientKind, RedisStore>();
+let run = 0;
+const RUNS = Number(process.env['RATEKEEPER_DIFF_RUNS'] ?? 30);
+
+beforeAll(async () => {
+  server = await startServer();
+  for (const kind of CLIENT_KINDS) {
+    stores.set(kind, new RedisStore({ client: await client(kind, server.port), time: 'client', timeoutMs: 5000, onFailure: 'closed', denyCache: false }));
+  }
+});
+
+afterAll(async () => {
+  await closeAll();
+  await server?.stop();
+});
+
+type Answer = Decision | boolean | undefined;
+
+/**
+ * warm loads the single, batch and composite scripts first: a call answered NOSCRIPT is sent again as EVAL
+ * after the reply, behind calls made later in the same turn, so a script's first use may reorder
+ * concurrent calls (which promise no order among themselves); the property checks order from then on.
+ */
+async function warm(spec: Spec, kind: ClientKind): Promise<void> {
+  const store = stores.get(kind) as RedisStore;
+  const clock = new ManualClock(1_700_000_000_000);
+  const limiter = makeLimiter(spec, store, clock);
+  const pair = new CompositeLimiter([limiter, makeLimiter(spec, store, clock, `warm-other${run++}`)]);
+  await limiter.consume('warm');
+  await Promise.all([limiter.consume('warm'), limiter.peek('warm'), pair.consume('warm')]);
+}
+
+async function replayAtOnce(spec: Spec, start: number, history: readonly Step[], kind: ClientKind): Promise<void> {
+  const clock = new ManualClock(start);
+  const store = stores.get(kind) as RedisStore;
+  const memoryStore = new MemoryStore();
+  const memory = makeLimiter(spec, memoryStore, clock);
+  const redis = makeLimiter(spec, store, clock);
+  // A composite over the same limiter and another, so its calls interleave with the single ones.
+  const other = `other${run}`;
+  const memoryPair: RateLimiter<'sync'> = new CompositeLimiter([memory, makeLimiter(spec, memoryStore, clock, other)]);
+  const redisPair: RateLimiter<'async'> = new CompositeLimiter([redis, makeLimiter(spec, store, clock, other)]);
+  const prefix = `batch${run++}:`;
+  const want: Answer[] = [];
+  const got: Promise<Answer>[] = [];
+  let now = start;
+  for (const [i, step] of history.entries()) {
+    now = nextInstant(now, step.dt, [spec]);
+    clock.set(now);
+    const key = `${prefix}${step.key}`;
+    if (step.op === 'reset') {
+      memory.reset(key);
+      want.push(undefined);
+      got.push(redis.reset(key).then(() => undefined));
+    } else if (step.op === 'allow') {
+      want.push(memory.allow(key, step.cost));
+      got.push(redis.allow(key, step.cost));
+    } else if (i % 7 === 6) {
+      want.push(memoryPair[step.op](key, step.cost));
+      got.push(redisPair[step.op](key, step.cost));
+    } else {
+      want.push(memory[step.op](key, step.cost));
+      got.push(redis[step.op](key, step.cost));
+    }
+  }
+  const answers = await Promise.all(got);
+  answers.forEach((answer, i) => expect(answer, `step ${i} (${history[i]?.op} cost ${history[i]?.cost})`).toEqual(want[i]));
+}
+
+describeRedis('batched decisions equal one-by-one decisions', () => {
+  for (const kind of CLIENT_KINDS) {
+    for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window'] as const) {
+      it(`decides ${algorithm} histories fired at once as memory decides them in order, through ${kind}`, async () => {
+        const before = (stores.get(kind) as RedisStore).batching.calls;
+        await fc.assert(
+          fc.asyncProperty(
+            specs[algorithm].chain((s) => fc.tuple(fc.constant(s as Spec), startInstant, steps([s as Spec]))),
+            async ([spec, start, history]) => {
+              await warm(spec, kind);
+              await replayAtOnce(spec, start, history, kind);
+            },
+          ),
+          { numRuns: RUNS },
+        );
+        expect((stores.get(kind) as RedisStore).batching.calls - before).toBeGreaterThan(RUNS);
+      });
+    }
+  }
+});
