@@ -22,6 +22,8 @@ import { RateLimiterRedis, RateLimiterUnion } from 'rate-limiter-flexible';
 const LIMIT = 1_000_000_000;
 const fromRedis = (d) => d.allowed && d.failure === undefined;
 const storeOn = (client) => new RedisStore({ client, timeoutMs: 1000 });
+/** The one-call-per-decision path of earlier versions: no batching (and no deny cache, idle here anyway). */
+const unbatched = (client) => new RedisStore({ client, timeoutMs: 1000, batch: false, denyCache: false });
 const WINDOW_MS = 60_000;
 
 const NAIVE_BUCKET = `
@@ -45,6 +47,10 @@ export function single() {
       const limiter = new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1_000_000, store: storeOn(c) });
       return (k) => limiter.consume(k).then(fromRedis);
     }],
+    ['ratekeeper token bucket, batch: false', async (c) => {
+      const limiter = new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1_000_000, store: unbatched(c) });
+      return (k) => limiter.consume(k).then(fromRedis);
+    }],
     ['ratekeeper token bucket, client time', async (c) => {
       const store = new RedisStore({ client: c, timeoutMs: 1000, time: 'client' });
       const limiter = new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1_000_000, store });
@@ -52,6 +58,10 @@ export function single() {
     }],
     ['ratekeeper sliding window', async (c) => {
       const limiter = new SlidingWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, store: storeOn(c) });
+      return (k) => limiter.consume(k).then(fromRedis);
+    }],
+    ['ratekeeper sliding window, batch: false', async (c) => {
+      const limiter = new SlidingWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, store: unbatched(c) });
       return (k) => limiter.consume(k).then(fromRedis);
     }],
     ['ratekeeper fixed window', async (c) => {
