@@ -22,6 +22,10 @@ describe('RedisStore options', () => {
     [{ client, time: 'local' }, TypeError, "RedisStore: time must be one of 'server', 'client', got \"local\""],
     [{ client, prefix: 'a{b}:' }, TypeError, 'RedisStore: prefix must be a string of at most 64 characters without { or }, got "a{b}:"'],
     [{ client, prefix: 7 }, RangeError, 'RedisStore: prefix must be a string of at most 64 characters without { or }, got 7'],
+    [{ client, batch: 'yes' }, TypeError, 'RedisStore: batch must be a boolean, got "yes"'],
+    [{ client, denyCache: 0 }, RangeError, 'RedisStore: denyCache must be a boolean, got 0'],
+    [{ client, maxBatchSize: 1 }, RangeError, 'RedisStore: maxBatchSize must be an integer from 2 to 1000, got 1'],
+    [{ client, maxBatchSize: 64.5 }, RangeError, 'RedisStore: maxBatchSize must be an integer from 2 to 1000, got 64.5'],
     [{ client, fallbackStore: new Map() }, TypeError, 'RedisStore: fallbackStore must be a synchronous store with consumeAll (such as a MemoryStore), got an object'],
   ])('rejects %o', (options, type, message) => {
     const make = () => new RedisStore(options as never);
@@ -37,6 +41,7 @@ describe('RedisStore options', () => {
     const options = Object.freeze({ client });
     const store = new RedisStore(options);
     expect([store.mode, store.prefix, store.time, store.timeoutMs, store.onFailure]).toEqual(['async', 'rk:', 'server', 50, 'fallback']);
+    expect([store.batching, store.denyCacheHits]).toEqual([{ batches: 0, calls: 0 }, 0]);
   });
 
   it('accepts a node-redis-shaped client, a cluster-shaped one, and a MemoryStore fallback', () => {
