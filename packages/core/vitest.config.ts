@@ -1,3 +1,4 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } });
+// --expose-gc: the memory-per-key tests measure the heap after full collections.
+export default defineConfig({ test: { include: ['src/**/*.test.ts', 'test/**/*.test.ts'], execArgv: ['--expose-gc'] } });

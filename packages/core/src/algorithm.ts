@@ -34,6 +34,12 @@ export interface Algorithm<P extends Policy = Policy> {
   /** emptyAt is the instant at which the state at `state[offset…]` is back to the empty state. */
   emptyAt(policy: P, state: ArrayLike<number>, offset: number): number;
   /**
+   * fill is the fraction of the limit the state at `state[offset…]` holds at `now`, read as evaluate
+   * reads it: 0 for a state with all its room (an empty one), 1 for a state with none left. The memory
+   * store evicts the keys with the most room first, so that a blocked key outlives a flood of fresh ones.
+   */
+  fill(policy: P, state: ArrayLike<number>, offset: number, now: number): number;
+  /**
    * admit is evaluate's verdict alone, for a held state: when evaluate would allow, it writes the same
    * next state over `state[offset…]` and returns true; otherwise it changes nothing and returns false.
    * It computes none of a Decision's figures, which is what keeps `allow` as cheap as a naive bucket. Optional: without it, allow evaluates.

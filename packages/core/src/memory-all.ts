@@ -4,6 +4,7 @@
  * call can interleave between the check and the commit.
  */
 import type { Decision } from './decision.js';
+import { storedKey } from './key-digest.js';
 import type { MemoryBinding } from './memory-store.js';
 
 /**
@@ -12,6 +13,7 @@ import type { MemoryBinding } from './memory-store.js';
  * composite report what they hold as it stands (MemoryBinding.held), not as if the request were taken.
  */
 export function decideAll(bindings: readonly MemoryBinding[], key: string, now: number, cost: number, commit: boolean): Decision[] {
+  key = storedKey(key); // once for every binding: they all keep the same stored key
   const allowed = evaluateAll(bindings, key, now, cost);
   const decisions = bindings.map((binding) => binding.decision());
   if (allowed) {
@@ -23,6 +25,7 @@ export function decideAll(bindings: readonly MemoryBinding[], key: string, now: 
 
 /** allowAll is decideAll answering only the verdict; it allocates nothing after a key's first request. */
 export function allowAll(bindings: readonly MemoryBinding[], key: string, now: number, cost: number): boolean {
+  key = storedKey(key);
   for (let i = 0; i < bindings.length; i++) if (!(bindings[i] as MemoryBinding).evaluate(key, now, cost)) return false;
   for (let i = 0; i < bindings.length; i++) (bindings[i] as MemoryBinding).commit(key, now);
   return true;

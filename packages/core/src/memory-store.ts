@@ -4,12 +4,20 @@
  * holds every key's few numbers of state, so that after a key's first request deciding allocates
  * nothing.
  *
+ * Keys: a key of up to 64 UTF-16 code units is kept verbatim; a longer one is kept as a keyed 128-bit
+ * digest of 65 characters (key-digest.ts), so memory per key is bounded in bytes whatever a client puts
+ * in its key, and no key is long enough for V8 to hash it by length alone (which made every such key
+ * collide in the Map). Short keys pay one length comparison.
+ *
  * State that has returned to empty is never needed again (the algorithm decides an empty state and a
  * missing one alike), so it is dropped lazily: only when a table reaches `maxKeys`. Then one sweep drops
- * every empty key and, if that frees fewer than 1/32 of the table, also evicts the live keys nearest to
- * their empty state first (a barely used key before a blocked one). A flood of fresh keys therefore
- * never resets a blocked key while keys nearer to empty remain. Evicted live keys are counted in
- * `evictions`. A sweep costs O(maxKeys) and runs at most once per maxKeys/32 new keys.
+ * every empty key and, if that frees fewer than 1/32 of the table, also evicts the live keys with the
+ * most room left first: the lowest fill (the fraction of the limit a key holds at the sweep, from its
+ * algorithm), then the nearest empty instant, then the oldest. A key flood therefore never resets a
+ * blocked key while keys with more room remain, for every algorithm: every key counted in one window
+ * shares its empty instant, so ranking by that instant alone fell back to oldest-first and evicted the
+ * blocked key before the flood's. Evicted live keys are counted in `evictions`. A sweep costs
+ * O(maxKeys) (two linear-time selections) and runs at most once per maxKeys/32 new keys.
  *
  * A dropped empty state is only equivalent to no state at instants after it became empty; a clock that
  * later stepped back behind the sweep would find a fresh key where the dropped state still counted.
@@ -22,8 +30,9 @@ import type { Decision } from './decision.js';
 import type { Policy } from './policy.js';
 import type { Store, StoreBinding } from './store.js';
 import { decideAll } from './memory-all.js';
-import { kthSmallest } from './select.js';
-import { optionsObject, positiveInteger } from './validate.js';
+import { MAX_VERBATIM_KEY, digestKey, storedKey } from './key-digest.js';
+import { evictionMask } from './eviction.js';
+import { describeValue, optionsObject, positiveInteger } from './validate.js';
 
 export interface MemoryStoreOptions {
   /** The most keys each limiter bound to this store keeps (default 100,000). */
@@ -38,7 +47,10 @@ export class MemoryStore implements Store<'sync'> {
   readonly maxKeys: number;
 
   constructor(options?: MemoryStoreOptions) {
-    const { maxKeys = DEFAULT_MAX_KEYS } = optionsObject('MemoryStore', options);
+    const o = optionsObject('MemoryStore', options);
+    const unknown = Object.keys(o).find((name) => name !== 'maxKeys');
+    if (unknown !== undefined) throw new TypeError(`MemoryStore: unknown option ${describeValue(unknown)}`);
+    const { maxKeys = DEFAULT_MAX_KEYS } = o;
     this.maxKeys = positiveInteger('MemoryStore', 'maxKeys', maxKeys);
   }
 
@@ -88,16 +100,18 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
   }
 
   consume(key: string, now: number, cost: number): Decision {
+    key = storedKey(key);
     if (this.evaluate(key, now, cost)) this.commit(key, now);
     return toDecision(this.#out, this.#policy);
   }
 
   peek(key: string, now: number, cost: number): Decision {
-    this.evaluate(key, now, cost);
+    this.evaluate(storedKey(key), now, cost);
     return toDecision(this.#out, this.#policy);
   }
 
   allow(key: string, now: number, cost: number): boolean {
+    if (key.length > MAX_VERBATIM_KEY) key = digestKey(key);
     const slot = this.#index.get(key);
     if (slot !== undefined && now >= this.#sweptAt && this.#algorithm.admit !== undefined) {
       return this.#algorithm.admit(this.#policy, this.#states, slot * this.#width, now, cost);
@@ -108,11 +122,15 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
   }
 
   reset(key: string): void {
+    key = storedKey(key);
     const slot = this.#index.get(key);
     if (slot !== undefined) this.#drop(key, slot);
   }
 
-  /** evaluate runs the step for `key` into this binding's scratch output; commit writes it. */
+  /**
+   * evaluate runs the step for `key` into this binding's scratch output; commit writes it. These and
+   * `held` take the key as stored (`storedKey(key)`, computed once per call by the caller).
+   */
   evaluate(key: string, now: number, cost: number): boolean {
     const slot = this.#index.get(key);
     const out = this.#out;
@@ -170,11 +188,6 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     this.#states = states;
   }
 
-  /** emptyAt is when the state in `slot` is back to empty. */
-  #emptyAt(slot: number): number {
-    return this.#algorithm.emptyAt(this.#policy, this.#states, slot * this.#width);
-  }
-
   /** Reports figures measured from a held instant `by` ms later than the caller's clock. */
   #shift(by: number): void {
     const out = this.#out;
@@ -183,32 +196,32 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
   }
 
   /**
-   * #sweep drops every empty key, then, if that freed fewer than maxKeys/32 slots, evicts live keys
-   * nearest to empty to make up the difference. One pass records each live key's empty instant in
-   * table order; the eviction pass walks the table in the same order, so nothing is computed twice.
+   * #sweep drops every empty key, then, if that freed fewer than maxKeys/32 slots, evicts the live keys
+   * with the most room to make up the difference (eviction.ts has the order). One pass records each
+   * live key's fill and empty instant in table order; the eviction pass walks the table in the same
+   * order, so nothing is computed twice.
    */
   #sweep(now: number): void {
     this.#sweptAt = now;
+    const algorithm = this.#algorithm;
+    const policy = this.#policy;
+    const states = this.#states;
+    const width = this.#width;
+    const fills = new Float64Array(this.#index.size);
     const times = new Float64Array(this.#index.size);
     let live = 0;
     this.#index.forEach((slot, key) => {
-      const at = this.#emptyAt(slot);
-      if (at <= now) this.#drop(key, slot);
-      else times[live++] = at;
+      const at = algorithm.emptyAt(policy, states, slot * width);
+      if (at <= now) return this.#drop(key, slot);
+      fills[live] = algorithm.fill(policy, states, slot * width, now);
+      times[live++] = at;
     });
     const wanted = Math.max(1, this.#maxKeys >> 5) - (times.length - live);
-    if (wanted > 0) this.#evictNearestEmpty(times, live, wanted);
-  }
-
-  /** Evicts the `count` live keys nearest to empty (the oldest first among equals). */
-  #evictNearestEmpty(times: Float64Array, live: number, count: number): void {
-    const cutoff = kthSmallest(times.slice(0, live), count - 1);
-    let ties = count;
-    for (let i = 0; i < live; i++) if ((times[i] as number) < cutoff) ties--;
+    if (wanted <= 0) return;
+    const evict = evictionMask(fills, times, live, wanted);
     let i = 0;
     this.#index.forEach((slot, key) => {
-      const at = times[i++] as number;
-      if (at < cutoff || (at === cutoff && ties-- > 0)) {
+      if (evict[i++] === 1) {
         this.#drop(key, slot);
         this.#evictions++;
       }

@@ -1,23 +1,29 @@
 /**
  * MemoryStore contracts: a hard `maxKeys` bound per limiter under any flood; the eviction order (empty
- * keys first, then live keys nearest to their empty state, the oldest first among equals), so a
- * blocked key outlives a flood of fresh keys; `evictions` counts live evictions only; dropping empty
- * state changes no decision; and no timers or handles, however many keys.
+ * keys first, then the live keys with the most room: the lowest fill, then the nearest empty instant,
+ * then the oldest), so a blocked key outlives a flood of fresh keys on every algorithm, with the
+ * default maxKeys; `evictions` counts live evictions only; and no timers or handles, however many keys.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type Algorithm,
   CompositeLimiter,
   DEFAULT_MAX_KEYS,
   FixedWindowLimiter,
+  fixedWindow,
   ManualClock,
   type MemoryBinding,
   MemoryStore,
+  type Policy,
   type RateLimiter,
   SlidingWindowLimiter,
   type Store,
+  slidingWindow,
   TokenBucketLimiter,
+  tokenBucket,
 } from '../src/index.js';
+import { emptyInstantOnly } from './mutants/empty-instant-eviction.js';
 import { LruStore } from './mutants/lru-store.js';
 import { TimerStore } from './mutants/timer-store.js';
 import { runTable } from './support/table.js';
@@ -87,26 +93,71 @@ describe('eviction order', () => {
     expect(['a', 'b', 'c', 'd'].map((k) => limiter.peek(k).remaining)).toEqual([4, 3, 3, 3]);
   });
 
-  it('keeps a blocked key blocked through a flood of 200,000 fresh keys', () => {
-    expect(floodLeavesVictimBlocked(new MemoryStore({ maxKeys: 1000 }))).toBe(true);
+  it('evicts the key with more room before one that empties sooner (window: fill first, then the empty instant)', () => {
+    const clock = new ManualClock(T0); // T0 is a multiple of 1000: the start of a window
+    const limiter = new SlidingWindowLimiter({ limit: 5, windowMs: 1000, clock, store: new MemoryStore({ maxKeys: 2 }) });
+    runTable(limiter, clock, T0, [
+      { at: 0, key: 'old-heavy', cost: 4, allowed: true }, // empty at +2 s, counts 4 × 0.5 = 2 at +1.5 s
+      { at: 1400, key: 'new-light', cost: 1, allowed: true }, // empty at +3 s, counts 1 at +1.5 s
+      { at: 1500, key: 'fresh', allowed: true }, // full: 'old-heavy' empties first but holds more: 'new-light' goes
+      { at: 1500, key: 'old-heavy', op: 'peek', remaining: 2 }, // kept: 5 − 4 × 0.5 − 1 (rounded up)
+      { at: 1500, key: 'new-light', op: 'peek', remaining: 4 }, // reset by the eviction
+    ]);
   });
 
-  it('catches an LRU store that evicts the quietly waiting blocked key (mutant)', () => {
-    expect(floodLeavesVictimBlocked(new LruStore(1000))).toBe(false);
+  it.each(Object.keys(VICTIMS))('keeps a blocked %s key blocked through a flood of 200,000 fresh keys', (name) => {
+    expect(floodLeavesVictimBlocked(name as keyof typeof VICTIMS, new MemoryStore({ maxKeys: 1000 }))).toBe(true);
+  });
+
+  it.each(Object.keys(VICTIMS))('catches, for the %s, an LRU store that evicts the quietly waiting blocked key (mutant)', (name) => {
+    expect(floodLeavesVictimBlocked(name as keyof typeof VICTIMS, new LruStore(1000))).toBe(false);
+  });
+
+  it.each(Object.keys(VICTIMS))('keeps a blocked %s key blocked through 100,000 fresh keys, default maxKeys', (name) => {
+    const victim = defaultFlood(name as keyof typeof VICTIMS);
+    expect([victim.allowed, victim.remaining, victim.evictions]).toEqual([false, 0, 3125]);
+  });
+
+  it.each(['sliding-window', 'fixed-window'] as const)('catches, for the %s, an eviction that ranks by the empty instant alone (mutant)', (name) => {
+    const victim = defaultFlood(name, emptyInstantOnly);
+    expect([victim.allowed, victim.remaining]).toEqual([true, 4]);
   });
 });
 
 /**
- * floodLeavesVictimBlocked drains a victim's bucket, then sends one request from each of 200,000 fresh
- * keys at the same instant, and reports whether the victim is still blocked.
+ * floodLeavesVictimBlocked drains a victim's limit on `store`, then sends one request from each of
+ * 200,000 fresh keys at the same instant, and reports whether the victim is still blocked.
  */
-function floodLeavesVictimBlocked(store: Store<'sync'>): boolean {
-  const clock = new ManualClock(T0);
-  const limiter = new TokenBucketLimiter({ capacity: 10, refillPerSecond: 1, clock, store });
+function floodLeavesVictimBlocked(name: keyof typeof VICTIMS, store: Store<'sync'>): boolean {
+  const clock = new ManualClock(1_700_000_040_000);
+  const limiter = VICTIMS[name](clock, store);
   while (limiter.allow('victim'));
   for (let i = 0; i < 200_000; i++) limiter.allow(ipv4(i));
   return !limiter.peek('victim').allowed;
 }
+
+/**
+ * defaultFlood blocks `login:victim` on a default MemoryStore (its binding built from the limiter's
+ * algorithm, or from `wrap(algorithm)` for a mutant), then sends one request from each of 100,000
+ * fresh keys at the same instant, 40 s into a 60 s window, and reports the victim as it then stands.
+ */
+function defaultFlood(name: keyof typeof VICTIMS, wrap?: (a: Algorithm<Policy>) => Algorithm<Policy>) {
+  const clock = new ManualClock(1_700_000_040_000);
+  const limiter = VICTIMS[name](clock);
+  const algorithm = { 'token-bucket': tokenBucket, 'sliding-window': slidingWindow, 'fixed-window': fixedWindow }[name] as Algorithm<Policy>;
+  const binding = wrap === undefined ? bindingOf(limiter) : new MemoryStore().bind(wrap(algorithm), limiter.policy);
+  const now = clock.now();
+  while (binding.allow('login:victim', now, 1));
+  for (let i = 0; i < 100_000; i++) binding.allow(ipv4(i), now, 1);
+  return { ...binding.peek('login:victim', now, 1), evictions: binding.evictions };
+}
+
+/** The three algorithms at limit 5, each on a default MemoryStore unless given a store. */
+const VICTIMS = {
+  'token-bucket': (clock: ManualClock, store?: Store<'sync'>) => new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1, clock, ...(store && { store }) }),
+  'sliding-window': (clock: ManualClock, store?: Store<'sync'>) => new SlidingWindowLimiter({ limit: 5, windowMs: 60_000, clock, ...(store && { store }) }),
+  'fixed-window': (clock: ManualClock, store?: Store<'sync'>) => new FixedWindowLimiter({ limit: 5, windowMs: 60_000, clock, ...(store && { store }) }),
+};
 
 /** The limiters and a composite, each on its own default store. */
 function everyLimiter(clock: ManualClock, store?: () => Store<'sync'>): RateLimiter<'sync'>[] {

@@ -54,4 +54,10 @@ export const fixedWindow: Algorithm<FixedWindowPolicy> = {
   emptyAt(policy, state, offset) {
     return (state[offset] as number) + policy.windowMs;
   },
+
+  fill(policy, state, offset, now) {
+    const stored = state[offset] as number;
+    const start = Math.floor(now / policy.windowMs) * policy.windowMs;
+    return start <= stored ? (state[offset + 1] as number) / policy.limit : 0;
+  },
 };

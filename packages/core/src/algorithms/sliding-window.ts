@@ -66,6 +66,14 @@ export const slidingWindow: Algorithm<SlidingWindowPolicy> = {
     const start = state[offset] as number;
     return (state[offset + 2] as number) > 0 ? start + 2 * policy.windowMs : start + policy.windowMs;
   },
+
+  /** fill is the estimate at `now` over the limit, both scaled by W exactly as evaluate compares them. */
+  fill(policy, state, offset, now) {
+    const W = policy.windowMs;
+    read(W, state, offset, now);
+    const held = (seen[2] as number) * (W - ((seen[1] as number) - (seen[0] as number))) + (seen[3] as number) * W;
+    return held / (policy.limit * W);
+  },
 };
 
 /**

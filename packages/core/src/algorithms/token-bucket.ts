@@ -68,6 +68,15 @@ export const tokenBucket: Algorithm<TokenBucketPolicy> = {
   emptyAt(policy, state, offset) {
     return instantOf(state[offset] as number, policy.intervalMs, 0);
   },
+
+  /** fill is the tokens taken at `now` (tat − t on the token clock, as evaluate reads it) over capacity. */
+  fill(policy, state, offset, now) {
+    const capacity = policy.capacity;
+    const tat = state[offset] as number;
+    const u = now / policy.intervalMs;
+    const t = u > tat - capacity ? u : tat - capacity;
+    return tat > t ? (tat - t) / capacity : 0;
+  },
 };
 
 /**

@@ -41,5 +41,9 @@ export function classicTokenBucket(defects: Defects = {}): Algorithm<TokenBucket
     emptyAt(policy, state, offset) {
       return (state[offset + 1] as number) + ((policy.capacity - (state[offset] as number)) * 1000) / policy.refillPerSecond;
     },
+    fill(policy, state, offset, now) {
+      const refill = (Math.max(0, now - (state[offset + 1] as number)) * policy.refillPerSecond) / 1000;
+      return Math.max(0, policy.capacity - (state[offset] as number) - refill) / policy.capacity;
+    },
   };
 }
