@@ -10,15 +10,17 @@
  * length alone (every such key would collide in the Map and fill it in quadratic time).
  *
  * The digest is keyed: two lanes of HalfSipHash-1-3 (Aumasson & Bernstein's 32-bit SipHash, written
- * here from its description; one compression round per 32-bit word, three finalisation rounds, 64
- * bits out per lane), each with its own 64-bit key drawn from crypto.getRandomValues once per process,
- * on first use. Why keyed and not a fixed hash: two keys with one digest share one bucket, so a client
+ * here from its description, not checked against its test vectors: one compression round per 32-bit
+ * word, three finalisation rounds, 64 bits out per lane), each with its own 64-bit key drawn from
+ * crypto.getRandomValues once per process, on first use. The words are the key's UTF-8 when it is
+ * well formed (TextEncoder, on every runtime), else its UTF-16 code units (see digestKey). Why keyed and not a fixed hash: two keys with one digest share one bucket, so a client
  * who could compute collisions could drain another client's limit. Unkeyed fast hashes (FNV, Murmur,
  * xxHash) have collisions that hold for every seed; a keyed PRF does not, and the attacker never sees
  * a digest. Accidental collisions among n long keys have probability about n²/2^129. Not SHA-256 from
  * node:crypto, because core has no runtime dependency and runs on Bun, Deno and Workers, where
  * crypto.getRandomValues is the one primitive every runtime shares (Math.random seeds it only where
- * that is missing). Cost: about one pass over the key, near what V8 pays to hash the string itself.
+ * that is missing). Cost: one native UTF-8 encoding and one SipRound per 4 bytes: for an ASCII key about
+ * what V8 pays to hash the string itself, once per call.
  */
 
 /** MAX_VERBATIM_KEY is the longest key (in UTF-16 code units) a memory table keeps verbatim. */
@@ -47,24 +49,97 @@ export function storedKey(key: string): string {
   return key.length > MAX_VERBATIM_KEY ? digestKey(key) : key;
 }
 
+/** Code units per chunk: a chunk's UTF-8 (at most 3 bytes a unit) fits the scratch buffer. */
+const CHUNK = 16_384;
+/** Scratch: one length word, then the chunk's words. Fixed size, so a long key allocates nothing here. */
+const scratch = new Int32Array(1 + (CHUNK * 3) / 4 + 1);
+const payload = new Uint8Array(scratch.buffer, 4);
+let encoder: { encodeInto(s: string, into: Uint8Array): { written: number } } | undefined;
+let utf8Ready = false;
+
 /** Lane state: [a0, a1, a2, a3, b0, b1, b2, b3], two HalfSipHash states side by side. */
 const v = new Int32Array(8);
 
-/** digestKey is the keyed 128-bit digest of every UTF-16 code unit of `key`, as a fixed-length string. */
+/**
+ * digestKey is the keyed 128-bit digest of `key`, as a string of MAX_VERBATIM_KEY + 1 characters. The
+ * key is read in chunks of at most 16,384 code units (never splitting a surrogate pair), each absorbed
+ * as its length and then its contents in 32-bit words: a well-formed key as UTF-8 (one word per four
+ * ASCII characters, encoded natively by TextEncoder), any other key as raw UTF-16 code units (one word
+ * per two), since UTF-8 would replace its lone surrogates. The two encodings start from different lane
+ * states, and the length words make each injective, so distinct keys give distinct inputs.
+ */
 export function digestKey(key: string): string {
   if (!seeded) seed();
-  let a0 = k0 | 0;
-  let a1 = (k1 ^ 0xee) | 0;
-  let a2 = (0x6c796765 ^ k0) | 0;
-  let a3 = (0x74656462 ^ k1) | 0;
-  let b0 = k2 | 0;
-  let b1 = (k3 ^ 0xee) | 0;
-  let b2 = (0x6c796765 ^ k2) | 0;
-  let b3 = (0x74656462 ^ k3) | 0;
+  if (!utf8Ready) prepareUtf8();
+  const utf8 = encoder !== undefined && (key as { isWellFormed?(): boolean }).isWellFormed?.() === true;
+  const domain = utf8 ? 0xee : 0xef;
+  v[0] = k0;
+  v[1] = k1 ^ domain;
+  v[2] = 0x6c796765 ^ k0;
+  v[3] = 0x74656462 ^ k1;
+  v[4] = k2;
+  v[5] = k3 ^ domain;
+  v[6] = 0x6c796765 ^ k2;
+  v[7] = 0x74656462 ^ k3;
   const n = key.length;
-  const end = n & ~1;
-  for (let i = 0; i < end; i += 2) {
-    const m = key.charCodeAt(i) | (key.charCodeAt(i + 1) << 16);
+  for (let pos = 0; pos < n; ) {
+    let end = n - pos > CHUNK ? pos + CHUNK : n;
+    if (end < n && (key.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--; // keep a surrogate pair whole
+    compress(utf8 ? utf8Words(key, pos, end) : unitWords(key, pos, end));
+    pos = end;
+  }
+  for (let at = 0; at < 8; at += 4) {
+    v[at + 2] = (v[at + 2] as number) ^ 0xee;
+    rounds(at, 3);
+  }
+  const x0 = (v[1] as number) ^ (v[3] as number);
+  const y0 = (v[5] as number) ^ (v[7] as number);
+  for (let at = 0; at < 8; at += 4) {
+    v[at + 1] = (v[at + 1] as number) ^ 0xdd;
+    rounds(at, 3);
+  }
+  const x1 = (v[1] as number) ^ (v[3] as number);
+  const y1 = (v[5] as number) ^ (v[7] as number);
+  return PAD + bytes(x0) + bytes(x1) + bytes(y0) + bytes(y1);
+}
+
+function prepareUtf8(): void {
+  const E = (globalThis as { TextEncoder?: new () => NonNullable<typeof encoder> }).TextEncoder;
+  if (E !== undefined) encoder = new E();
+  utf8Ready = true;
+}
+
+/** utf8Words writes key[pos, end) as UTF-8 after its byte length; the number of words written. */
+function utf8Words(key: string, pos: number, end: number): number {
+  const { written } = (encoder as NonNullable<typeof encoder>).encodeInto(pos === 0 && end === key.length ? key : key.substring(pos, end), payload);
+  const padded = (written + 3) & ~3;
+  payload.fill(0, written, padded);
+  scratch[0] = written;
+  return 1 + (padded >> 2);
+}
+
+/** unitWords writes key[pos, end) as code units, two a word, after its unit count; the words written. */
+function unitWords(key: string, pos: number, end: number): number {
+  scratch[0] = end - pos;
+  let w = 1;
+  let i = pos;
+  for (; i + 1 < end; i += 2) scratch[w++] = key.charCodeAt(i) | (key.charCodeAt(i + 1) << 16);
+  if (i < end) scratch[w++] = key.charCodeAt(i);
+  return w;
+}
+
+/** compress absorbs scratch[0, count) into both lanes: one SipRound per word (HalfSipHash-1-3). */
+function compress(count: number): void {
+  let a0 = v[0] as number;
+  let a1 = v[1] as number;
+  let a2 = v[2] as number;
+  let a3 = v[3] as number;
+  let b0 = v[4] as number;
+  let b1 = v[5] as number;
+  let b2 = v[6] as number;
+  let b3 = v[7] as number;
+  for (let i = 0; i < count; i++) {
+    const m = scratch[i] as number;
     a3 ^= m;
     b3 ^= m;
     a0 = (a0 + a1) | 0; b0 = (b0 + b1) | 0;
@@ -82,38 +157,14 @@ export function digestKey(key: string): string {
   }
   v[0] = a0; v[1] = a1; v[2] = a2; v[3] = a3;
   v[4] = b0; v[5] = b1; v[6] = b2; v[7] = b3;
-  // The last word: the odd code unit, if any, and the length's low 15 bits with its parity on top, so
-  // that the word sequence (and so the digest's input) determines the key.
-  const last = (n & 1 ? key.charCodeAt(n - 1) : 0) | ((n & 0x7fff) << 16) | (n & 1) << 31;
-  absorb(0, last, 1);
-  absorb(4, last, 1);
-  v[2] = v[2]! ^ 0xee;
-  v[6] = v[6]! ^ 0xee;
-  rounds(0, 3);
-  rounds(4, 3);
-  const x0 = v[1]! ^ v[3]!;
-  const y0 = v[5]! ^ v[7]!;
-  v[1] = v[1]! ^ 0xdd;
-  v[5] = v[5]! ^ 0xdd;
-  rounds(0, 3);
-  rounds(4, 3);
-  const x1 = v[1]! ^ v[3]!;
-  const y1 = v[5]! ^ v[7]!;
-  return PAD + bytes(x0) + bytes(x1) + bytes(y0) + bytes(y1);
-}
-
-function absorb(at: number, m: number, count: number): void {
-  v[at + 3] = v[at + 3]! ^ m;
-  rounds(at, count);
-  v[at] = v[at]! ^ m;
 }
 
 /** rounds applies `count` SipRounds to the lane at v[at…at+3]. */
 function rounds(at: number, count: number): void {
-  let s0 = v[at]!;
-  let s1 = v[at + 1]!;
-  let s2 = v[at + 2]!;
-  let s3 = v[at + 3]!;
+  let s0 = v[at] as number;
+  let s1 = v[at + 1] as number;
+  let s2 = v[at + 2] as number;
+  let s3 = v[at + 3] as number;
   for (let r = 0; r < count; r++) {
     s0 = (s0 + s1) | 0;
     s1 = ((s1 << 5) | (s1 >>> 27)) ^ s0;

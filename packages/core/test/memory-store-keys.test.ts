@@ -40,6 +40,16 @@ describe('stored keys', () => {
     expect(digests.has(digestKey(base))).toBe(false);
   });
 
+  it('tells apart keys that differ around the 16,384-unit chunk boundary, in either encoding', () => {
+    // '😀' is a surrogate pair (kept whole across the boundary), a lone surrogate sends the whole key
+    // through the UTF-16 encoding instead of UTF-8: every variant must still get its own digest.
+    const variants: string[] = [];
+    for (let at = 16_379; at < 16_389; at++) for (const c of ['a', 'é', '😀', '\ud800', '\udc00', '\0']) variants.push(`${'x'.repeat(at)}${c}${'y'.repeat(40)}`);
+    const digests = variants.map(digestKey);
+    expect(new Set(digests).size).toBe(variants.length);
+    expect(variants.map((k) => digestKey(k.slice(0, 8000) + k.slice(8000)))).toEqual(digests);
+  });
+
   it('tells apart keys that differ only in length or in a trailing zero unit', () => {
     const keys = Array.from({ length: 200 }, (_, n) => '\0'.repeat(65 + n));
     expect(new Set(keys.map(digestKey)).size).toBe(200);
