@@ -1,16 +1,18 @@
 // One measurement of the attack-memory section, in its own process (--expose-gc):
-// `--mode=cost|heap --length=L --keys=N [--budget-ms=M]`. Key i is a fresh string each call: an
+// `--mode=cost|heap --length=L --keys=N [--budget-ms=M] [--core=path]`. Key i is a fresh string each call: an
 // IPv4-like key when L is 0, else L characters (a shared prefix and the index) flattened into one
 // string of its own, as a key read from a request header is; the caller never keeps it.
 // cost: insert N keys (one allow each), then decide all N again; µs per decision for each pass. The
 //   insert pass stops at the time budget (checked every 256 keys) and reports how many it inserted.
 // heap: full GC, baseline; insert N keys; full GC; the growth of the V8 heap and ArrayBuffers.
 // Prints one JSON line.
-import { MemoryStore, TokenBucketLimiter } from '@ratekeeper/core';
+import { pathToFileURL } from 'node:url';
 import { flags, intFlag } from './args.mjs';
 import { ipv4Key } from './keys.mjs';
 
 const f = flags(process.argv.slice(2));
+// --core=path/to/index.js measures another build of core (an older commit's, for a before/after).
+const { MemoryStore, TokenBucketLimiter } = await import(f.core === undefined ? '@ratekeeper/core' : pathToFileURL(f.core).href);
 const LENGTH = Number(f.length ?? 0);
 const KEYS = intFlag(f, 'keys', 100_000);
 const BUDGET = intFlag(f, 'budget-ms', 15_000);

@@ -100,7 +100,16 @@ export function digestKey(key: string): string {
   }
   const x1 = (v[1] as number) ^ (v[3] as number);
   const y1 = (v[5] as number) ^ (v[7] as number);
-  return PAD + bytes(x0) + bytes(x1) + bytes(y0) + bytes(y1);
+  // One 16-character string after the shared pad: a single rope of two parts, about 64 bytes a key.
+  return (
+    PAD +
+    String.fromCharCode(
+      x0 & 255, (x0 >>> 8) & 255, (x0 >>> 16) & 255, x0 >>> 24,
+      x1 & 255, (x1 >>> 8) & 255, (x1 >>> 16) & 255, x1 >>> 24,
+      y0 & 255, (y0 >>> 8) & 255, (y0 >>> 16) & 255, y0 >>> 24,
+      y1 & 255, (y1 >>> 8) & 255, (y1 >>> 16) & 255, y1 >>> 24,
+    )
+  );
 }
 
 function prepareUtf8(): void {
@@ -181,9 +190,4 @@ function rounds(at: number, count: number): void {
   v[at + 1] = s1;
   v[at + 2] = s2;
   v[at + 3] = s3;
-}
-
-/** bytes renders a 32-bit word as four one-byte characters. */
-function bytes(w: number): string {
-  return String.fromCharCode(w & 255, (w >>> 8) & 255, (w >>> 16) & 255, w >>> 24);
 }
