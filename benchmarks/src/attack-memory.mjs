@@ -59,11 +59,12 @@ export async function run(args) {
       `${grouped(r.inserted)} / ${grouped(keys)}`,
       fixed(r.insertUs, 2),
       r.lookupUs === null ? '—' : fixed(r.lookupUs, 2),
+      fixed(r.keyUs, 2),
       r.stopped ? `stopped at the ${budget / 1000} s budget` : 'done',
     ]);
   }
   console.log(`\nhostile keys — µs per decision (allow, token bucket, default MemoryStore), fresh key strings each call\n`);
-  console.log(formatTable(['keys', 'inserted', 'µs/decision inserting', 'µs/decision again', 'run'], costs));
+  console.log(formatTable(['keys', 'inserted', 'µs/decision inserting', 'µs/decision again', 'µs to make the key alone', 'run'], costs));
 
   const heap = [];
   for (const length of [0, 16_000]) {
