@@ -32,7 +32,7 @@ import type { Store, StoreBinding } from './store.js';
 import { decideAll } from './memory-all.js';
 import { MAX_VERBATIM_KEY, digestKey, storedKey } from './key-digest.js';
 import { evictionMask } from './eviction.js';
-import { describeValue, optionsObject, positiveInteger } from './validate.js';
+import { optionsObject, positiveInteger, refuseUnknown } from './validate.js';
 
 export interface MemoryStoreOptions {
   /** The most keys each limiter bound to this store keeps (default 100,000). */
@@ -40,6 +40,7 @@ export interface MemoryStoreOptions {
 }
 
 export const DEFAULT_MAX_KEYS = 100_000;
+const MEMORY_STORE_OPTIONS: ReadonlySet<string> = new Set(['maxKeys']);
 const INITIAL_SLOTS = 1024;
 
 export class MemoryStore implements Store<'sync'> {
@@ -48,8 +49,7 @@ export class MemoryStore implements Store<'sync'> {
 
   constructor(options?: MemoryStoreOptions) {
     const o = optionsObject('MemoryStore', options);
-    const unknown = Object.keys(o).find((name) => name !== 'maxKeys');
-    if (unknown !== undefined) throw new TypeError(`MemoryStore: unknown option ${describeValue(unknown)}`);
+    refuseUnknown('MemoryStore', o, MEMORY_STORE_OPTIONS);
     const { maxKeys = DEFAULT_MAX_KEYS } = o;
     this.maxKeys = positiveInteger('MemoryStore', 'maxKeys', maxKeys);
   }
