@@ -54,7 +54,7 @@ const CHUNK = 16_384;
 /** Scratch: one length word, then the chunk's words. Fixed size, so a long key allocates nothing here. */
 const scratch = new Int32Array(1 + (CHUNK * 3) / 4 + 1);
 const payload = new Uint8Array(scratch.buffer, 4);
-let encoder: { encodeInto(s: string, into: Uint8Array): { written: number } } | undefined;
+let encoder: { encodeInto(s: string, into: Uint8Array): { read: number; written: number } } | undefined;
 let utf8Ready = false;
 
 /** Lane state: [a0, a1, a2, a3, b0, b1, b2, b3], two HalfSipHash states side by side. */
@@ -120,7 +120,9 @@ function prepareUtf8(): void {
 
 /** utf8Words writes key[pos, end) as UTF-8 after its byte length; the number of words written. */
 function utf8Words(key: string, pos: number, end: number): number {
-  const { written } = (encoder as NonNullable<typeof encoder>).encodeInto(pos === 0 && end === key.length ? key : key.substring(pos, end), payload);
+  const { read, written } = (encoder as NonNullable<typeof encoder>).encodeInto(pos === 0 && end === key.length ? key : key.substring(pos, end), payload);
+  // Unreachable (3 bytes a unit at most fit the scratch), but a short read would digest a prefix only.
+  if (read !== end - pos) throw new Error('digestKey: a chunk did not fit its scratch buffer');
   const padded = (written + 3) & ~3;
   payload.fill(0, written, padded);
   scratch[0] = written;
