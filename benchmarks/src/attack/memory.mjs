@@ -12,10 +12,10 @@
 // `node benchmarks/src/attack-memory.mjs`. Flags: --attack-keys=N (100000), --attack-budget-ms=M (15000),
 // --attack-core=path/to/dist/esm/index.js (measure another build of core, e.g. an older commit's).
 import { pathToFileURL } from 'node:url';
-import { flags, intFlag } from './lib/args.mjs';
-import { runChild } from './lib/child.mjs';
-import { ipv4Key } from './lib/keys.mjs';
-import { fixed, formatTable, grouped } from './lib/table.mjs';
+import { flags, intFlag } from '../lib/args.mjs';
+import { runChild } from '../lib/child.mjs';
+import { ipv4Key } from '../lib/keys.mjs';
+import { fixed, formatTable, grouped } from '../lib/table.mjs';
 
 /** limiters are the three algorithms at limit 5, each on a default MemoryStore of `core`. */
 function limiters(core) {
