@@ -37,7 +37,7 @@ describe('telemetry names', () => {
     telemetry.decided(limiter.consume('k'), 'limited', 2.5);
     const rows = await read();
     expect(rows.map(({ name, unit, type }) => ({ name, unit, type }))).toEqual([
-      { name: 'ratekeeper.decisions', unit: '{decision}', type: 'OBSERVABLE_COUNTER' },
+      { name: 'ratekeeper.decisions', unit: '{decision}', type: 'monotonic SUM' },
       { name: 'ratekeeper.store.duration', unit: 's', type: 'HISTOGRAM' },
     ]);
     for (const row of rows) for (const p of row.points) expect(Object.keys(p.attributes).sort()).toEqual(['ratekeeper.algorithm', 'ratekeeper.outcome', 'ratekeeper.policy']);

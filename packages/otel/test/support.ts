@@ -2,7 +2,7 @@
  * A MeterProvider read on demand (a MetricReader whose collect() the test calls), and helpers that
  * flatten what it collected into { name, unit, type, points: [{ attributes, value }] } rows.
  */
-import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { DataPointType, MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 
 export class TestReader extends MetricReader {
   protected override async onShutdown(): Promise<void> {}
@@ -27,7 +27,7 @@ export function meterProvider(): { provider: MeterProvider; read: () => Promise<
         s.metrics.map((m) => ({
           name: m.descriptor.name,
           unit: m.descriptor.unit,
-          type: m.descriptor.type,
+          type: m.dataPointType === DataPointType.SUM ? (m.isMonotonic ? 'monotonic SUM' : 'SUM') : DataPointType[m.dataPointType],
           points: m.dataPoints.map((p) => ({ attributes: { ...p.attributes }, value: p.value })),
         })),
       );
