@@ -8,17 +8,28 @@
  * counts; IPv6 grouped by prefix), header values and the problem body. Options are validated when
  * rateLimit is called, never per request.
  *
- * Errors thrown by `key`, `skip`, `cost`, `onDecision` or `handler`, a request without a usable IP
- * (missingIp: 'reject') and a limiter that failed go to `next(err)`, Express's error path. Nothing is
- * written once `res.headersSent`: an answer someone else already sent ends the chain here.
+ * Every error on the decision path goes to `next(err)`, Express's error path (a 500), whether the
+ * limiter is synchronous or answers with a promise: errors thrown by `key`, `skip`, `cost`,
+ * `onDecision` or `handler`, a request without a usable IP (missingIp: 'reject'), a limiter that failed
+ * or answered something that is not a Decision (core's RateLimiterError), and a header the response
+ * refuses. `respond` never throws, so nothing can escape the promise chain as an unhandled rejection.
+ * Nothing is written once `res.headersSent`: an answer someone else already sent ends the chain here.
+ *
+ * The trust-proxy check (core's proxy-check.ts) looks at requests until it has warned, naming
+ * Express's `trust proxy` setting; proxyWarning: false turns it off. It never changes a decision.
  *
  * On a synchronous limiter (the memory store) an allowed request costs one Decision and its header
  * strings: no promise and no closure per request.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type Decision, type LimitedBody, LimitedBodies, type RateLimitOptions, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { type Decision, type LimitedBody, LimitedBodies, type ProxySetting, type RateLimitOptions, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
 
 const OWNER = 'rateLimit';
+const PROXY: ProxySetting = {
+  framework: 'Express',
+  trust: "set Express's `trust proxy` setting to your proxy's addresses or hop count, e.g. app.set('trust proxy', 'loopback, 10.0.0.0/8') or app.set('trust proxy', 1)",
+  restrict: "set Express's `trust proxy` setting to your proxies' addresses only, e.g. app.set('trust proxy', '10.0.0.0/8'), or leave it off (false) when clients connect directly",
+};
 
 /** ExpressRateLimitOptions are core's adapter options plus the limited-response handler. */
 export interface ExpressRateLimitOptions extends RateLimitOptions<Request> {
@@ -46,11 +57,14 @@ export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
   }
   const bodies = new LimitedBodies(plan.limiter.policies);
   const handler: Handler = custom ?? ((_req, res, decision) => answer(res, bodies.get(decision)));
+  const proxy = plan.watchProxy(PROXY);
 
   return function rateLimit(req: Request, res: Response, next: NextFunction): void {
     let outcome: Decision | Promise<Decision> | undefined;
     try {
-      outcome = plan.decide(req, req.ip);
+      const ip = req.ip;
+      if (proxy.pending) proxy.observe(ip, req.socket.remoteAddress, req.headers);
+      outcome = plan.decide(req, ip);
     } catch (error) {
       next(error);
       return;
@@ -61,20 +75,26 @@ export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
   };
 }
 
-/** respond writes the headers and passes the request on or answers it. */
+/**
+ * respond writes the headers and passes the request on or answers it. It never throws (it runs inside
+ * a promise callback on an async limiter, where a throw would be an unhandled rejection): a header the
+ * response refuses and an error from the handler go to `next(err)`.
+ */
 function respond(plan: RateLimitPlan<Request>, handler: Handler, req: Request, res: Response, next: NextFunction, decision: Decision): void {
   if (res.headersSent) return;
-  plan.writeHeaders(res, setHeader, decision);
-  if (!plan.blocks(decision)) {
-    next();
-    return;
-  }
+  let blocked: boolean;
   try {
-    const done = handler(req, res, decision);
-    if (done instanceof Promise) done.catch(next);
+    plan.writeHeaders(res, setHeader, decision);
+    blocked = plan.blocks(decision);
+    if (blocked) {
+      const done = handler(req, res, decision);
+      if (done instanceof Promise) done.catch(next);
+    }
   } catch (error) {
     next(error);
+    return;
   }
+  if (!blocked) next();
 }
 
 /** answer sends the default limited response: the limiter's precomputed problem+json bytes. */

@@ -19,6 +19,14 @@
  * handed the same object. A route `onRoute` never saw is prepared on its first request instead (a bad
  * option then reaches the error handler).
  *
+ * Every error on the decision path reaches Fastify's error handler (a 500), on a synchronous limiter
+ * (Fastify's hook runner catches a throw) and on an async one (the promise chain ends in `next`):
+ * errors from key/skip/cost/onDecision/handler, a limiter that failed or answered a non-Decision
+ * (core's RateLimiterError). Nothing is written once the reply was sent by someone else.
+ *
+ * The trust-proxy check (core's proxy-check.ts) looks at requests until it has warned, naming Fastify's
+ * `trustProxy` option; proxyWarning: false turns it off. It never changes a decision.
+ *
  * On a synchronous limiter (the memory store) an allowed request costs the route lookup, a Decision
  * and its header strings: no promise and no closure per request.
  */
@@ -72,12 +80,23 @@ function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions
       next();
       return;
     }
-    const outcome = limit.plan.decide(request, limit.needsIp ? request.ip : undefined);
+    let ip: string | undefined;
+    if (limit.needsIp) {
+      ip = request.ip;
+      if (limit.proxy.pending) limit.proxy.observe(ip, request.socket?.remoteAddress, request.headers);
+    }
+    // A throw from decide or finish on this synchronous path is caught by Fastify's hook runner.
+    const outcome = limit.plan.decide(request, ip);
     if (outcome === undefined) next();
     // The second `then` also catches a throw from finish, which would otherwise be an unhandled rejection.
-    else if (outcome instanceof Promise) outcome.then((decision: Decision) => reply.sent || finish(limit, request, reply, next, decision)).then(undefined, next);
-    else finish(limit, request, reply, next, outcome);
+    else if (outcome instanceof Promise) outcome.then((decision: Decision) => answered(reply) || finish(limit, request, reply, next, decision)).then(undefined, next);
+    else if (!answered(reply)) finish(limit, request, reply, next, outcome);
   });
+}
+
+/** answered: someone else already answered (an earlier hook writing on the raw response): touch nothing. */
+function answered(reply: FastifyReply): boolean {
+  return reply.sent || reply.raw.headersSent;
 }
 
 function describeRoute(method: string | readonly string[] | undefined, url: string | undefined): string {

@@ -17,7 +17,7 @@
  *
  * Errors name the route and the option, with the class core chose (TypeError / RangeError).
  */
-import { LimitedBodies, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { LimitedBodies, type ProxySetting, type ProxyWarning, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyRateLimitOptions, RateLimitHandler, RouteRateLimitOptions } from './options.js';
 
@@ -33,7 +33,15 @@ export interface RouteLimit {
   readonly bodies: LimitedBodies;
   /** False when a `key` function replaces the IP, so request.ip (proxy-addr work) is never read. */
   readonly needsIp: boolean;
+  /** The once-per-process trust-proxy check, in Fastify's terms. */
+  readonly proxy: ProxyWarning;
 }
+
+const PROXY: ProxySetting = {
+  framework: 'Fastify',
+  trust: "set Fastify's `trustProxy` option to your proxy's addresses or hop count, e.g. Fastify({ trustProxy: '10.0.0.0/8' }) or Fastify({ trustProxy: 1 })",
+  restrict: "set Fastify's `trustProxy` option to your proxies' addresses only, e.g. Fastify({ trustProxy: '10.0.0.0/8' }), or leave it off when clients connect directly",
+};
 
 /** prepareGlobal validates the registration options; errors name the option. */
 export function prepareGlobal(options: FastifyRateLimitOptions | undefined): RouteLimit {
@@ -80,7 +88,7 @@ function prepare(owner: string, options: FastifyRateLimitOptions | undefined): R
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${owner}: handler must be a function, got ${describeValue(handler)}`);
   }
-  return { plan, handler, bodies: new LimitedBodies(plan.limiter.policies), needsIp: options?.key === undefined };
+  return { plan, handler, bodies: new LimitedBodies(plan.limiter.policies), needsIp: options?.key === undefined, proxy: plan.watchProxy(PROXY) };
 }
 
 /** withOwner prefixes a limiter constructor's message with the route, keeping the error's class. */

@@ -78,7 +78,7 @@ describe('a limiter whose decision cannot be written', () => {
   ])('goes to the error handler, never an unhandled rejection (%s)', async (_, make) => {
     const { app, errors } = await appWith({ limiter: make(bucket()) });
     expect((await app.inject('/')).statusCode).toBe(500);
-    expect(errors.map((e) => e.name)).toEqual(['TypeError']);
+    expect(errors.map((e) => [e.name, (e.cause as Error).message])).toEqual([['RateLimiterError', 'parts is null, not a non-empty array']]);
   });
 });
 

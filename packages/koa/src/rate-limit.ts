@@ -8,15 +8,25 @@
  * IPv6 grouped by prefix), header values and the problem body. Options are validated when rateLimit is
  * called, never per request.
  *
- * Errors thrown by `key`, `skip`, `cost`, `onDecision` or `handler`, a request without a usable IP
- * (missingIp: 'reject') and a limiter that failed reject the middleware's promise: Koa's error path
+ * Every error on the decision path rejects the middleware's promise (it is an async function, so even
+ * a synchronous throw does): errors thrown by `key`, `skip`, `cost`, `onDecision` or `handler`, a
+ * request without a usable IP (missingIp: 'reject'), a limiter that failed or answered something that
+ * is not a Decision (core's RateLimiterError), and a header the response refuses. Koa's error path
  * (ctx.onerror, app 'error' event) answers them, with a generic 500 body. Nothing is written once
  * `ctx.headerSent`: an answer someone else already sent ends the chain here.
+ *
+ * The trust-proxy check (core's proxy-check.ts) looks at requests until it has warned, naming Koa's
+ * `app.proxy`; proxyWarning: false turns it off. It never changes a decision.
  */
 import type { Context, Middleware, Next } from 'koa';
-import { type Decision, LimitedBodies, type RateLimitOptions, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { type Decision, LimitedBodies, type ProxySetting, type RateLimitOptions, describeValue, prepareRateLimit } from '@ratekeeper/core';
 
 const OWNER = 'rateLimit';
+const PROXY: ProxySetting = {
+  framework: 'Koa',
+  trust: 'turn on Koa\'s `app.proxy` (app.proxy = true) and set app.maxIpsCount to the number of proxies in front',
+  restrict: "turn Koa's `app.proxy` off unless every request reaches the server through your proxy (Koa cannot trust only some addresses), and set app.maxIpsCount to the number of proxies",
+};
 
 /** KoaRateLimitOptions are core's adapter options plus the limited-response handler. */
 export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
@@ -43,8 +53,12 @@ export function rateLimit(options?: KoaRateLimitOptions): Middleware {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
   }
 
+  const proxy = plan.watchProxy(PROXY);
+
   return async function rateLimit(ctx: Context, next: Next): Promise<void> {
-    const outcome = plan.decide(ctx, ctx.ip);
+    const ip = ctx.ip;
+    if (proxy.pending) proxy.observe(ip, ctx.req.socket.remoteAddress, ctx.req.headers);
+    const outcome = plan.decide(ctx, ip);
     if (outcome === undefined) return next();
     const decision = outcome instanceof Promise ? await outcome : outcome;
     if (ctx.headerSent) return;

@@ -14,18 +14,26 @@
  * promise, for the adapter to hand to the framework's error path. `key`, `cost` and `skip` must answer
  * synchronously: a promise from one is a TypeError (and its rejection cannot become an unhandled one).
  * `onDecision` may return a promise: decide then answers once it settles, and its rejection rejects
- * decide. A limiter whose promise rejects (a store that broke its never-reject contract) surfaces as a
- * RateLimiterError without the store's message, so no error text can reach a client even through a
- * framework's development error page.
+ * decide. A limiter that fails in any way (its promise rejects, its consume throws, it answers
+ * something that is not a Decision: decide.ts, decision-check.ts) surfaces as a RateLimiterError
+ * without the store's message, so no error text can reach a client even through a framework's
+ * development error page. A limiter whose own policies are not header-safe is refused here, at
+ * construction.
  * `shadow: true` decides, writes headers and reports, but never blocks.
+ * `watchProxy` gives the adapter the once-per-process trust-proxy check (proxy-check.ts).
  */
 import type { Decision } from '../decision.js';
 import type { RateLimiter } from '../limiter.js';
-import { type Telemetry, checkTelemetry, outcomeOf } from '../telemetry.js';
+import { type Telemetry, checkTelemetry } from '../telemetry.js';
 import { describeValue, refuseUnknown } from '../validate.js';
+import { decider } from './decide.js';
+import { policiesProblem } from './decision-check.js';
 import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, policyField, writeHeaders } from './headers.js';
-import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './ip.js';
+import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet } from './ip.js';
+import { ProxyWarning, type ProxySetting } from './proxy-check.js';
 import { type LimiterChoice, chooseLimiter } from './shorthand.js';
+
+export { MissingIpError, RateLimiterError } from './errors.js';
 
 export interface RateLimitOptions<Req> extends LimiterChoice {
   /** The key to count the request under (default: the client IP as the framework resolved it). */
@@ -49,24 +57,12 @@ export interface RateLimitOptions<Req> extends LimiterChoice {
   readonly onDecision?: (decision: Decision, req: Req) => void;
   /** Where every decision is reported (metrics, traces), e.g. `@ratekeeper/otel`'s otelTelemetry(). */
   readonly telemetry?: Telemetry;
-}
-
-export class MissingIpError extends Error {
-  readonly status = 500;
-  readonly statusCode = 500;
-  constructor(owner: string) {
-    super(`${owner}: the request has no usable client IP; check the framework's trust-proxy setting, give a key function, or set missingIp: 'skip'`);
-    this.name = 'MissingIpError';
-  }
-}
-
-export class RateLimiterError extends Error {
-  readonly status = 500;
-  readonly statusCode = 500;
-  constructor(owner: string, cause: unknown) {
-    super(`${owner}: the limiter failed to decide`, { cause });
-    this.name = 'RateLimiterError';
-  }
+  /**
+   * Warn (once per process, through process warnings) when the framework's trust-proxy setting looks
+   * wrong for where the server runs; see proxy-check.ts (default true). Looked at only for the default
+   * key. Never changes a decision.
+   */
+  readonly proxyWarning?: boolean;
 }
 
 export interface RateLimitPlan<Req> {
@@ -74,9 +70,14 @@ export interface RateLimitPlan<Req> {
   decide(req: Req, ip: string | undefined): Decision | Promise<Decision> | undefined;
   blocks(decision: Decision): boolean;
   writeHeaders<Res>(res: Res, set: HeaderSetter<Res>, decision: Decision): void;
+  /**
+   * watchProxy returns the trust-proxy check for this plan, described in the framework's own terms;
+   * its `pending` is always false with proxyWarning: false or a `key` function.
+   */
+  watchProxy(setting: ProxySetting): ProxyWarning;
 }
 
-const KNOWN = new Set(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'key', 'cost', 'skip', 'headers', 'ipv6Subnet', 'missingIp', 'shadow', 'onDecision', 'telemetry']);
+const KNOWN = new Set(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'key', 'cost', 'skip', 'headers', 'ipv6Subnet', 'missingIp', 'shadow', 'onDecision', 'telemetry', 'proxyWarning']);
 
 /** prepareRateLimit validates adapter options and returns the plan; `extra` lists adapter-only option names. */
 export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<Req> | undefined, extra: readonly string[] = []): RateLimitPlan<Req> {
@@ -97,7 +98,13 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
   if (o.shadow !== undefined && typeof o.shadow !== 'boolean') throw new TypeError(`${owner}: shadow must be a boolean, got ${describeValue(o.shadow)}`);
   const shadow = o.shadow === true;
   const telemetry = o.telemetry === undefined ? undefined : checkTelemetry(owner, o.telemetry);
+  if (o.proxyWarning !== undefined && typeof o.proxyWarning !== 'boolean') throw new TypeError(`${owner}: proxyWarning must be a boolean, got ${describeValue(o.proxyWarning)}`);
+  const watchesProxy = o.proxyWarning !== false && key === undefined;
   const limiter = chooseLimiter(owner, o);
+  // The limiter's own policies are checked here, once: per request, a decision naming one of them is
+  // then one identity test (decision-check.ts), and the RateLimit-Policy value below is header-safe.
+  const bad = policiesProblem(limiter.policies);
+  if (bad !== undefined) throw new TypeError(`${owner}: limiter ${bad}`);
   const policy = policyField(limiter.policies);
 
   return {
@@ -108,85 +115,8 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
       const blocked = !decision.allowed && !shadow;
       if (style !== false || blocked) writeHeaders(res, set, decision, style, policy, blocked);
     },
+    watchProxy: (setting) => new ProxyWarning(owner, setting, watchesProxy),
   };
-}
-
-type Hooks<Req> = { readonly [K in 'key' | 'cost' | 'skip' | 'onDecision']: RateLimitOptions<Req>[K] | undefined } & {
-  readonly subnet: number;
-  readonly missingIp: 'reject' | 'skip';
-  readonly telemetry: Telemetry | undefined;
-  readonly shadow: boolean;
-};
-
-/** decider builds the plan's decide: skip, key, consume, report, in that order. */
-function decider<Req>(owner: string, limiter: RateLimiter, hooks: Hooks<Req>): RateLimitPlan<Req>['decide'] {
-  const { key, cost, skip, onDecision, subnet, missingIp, telemetry, shadow } = hooks;
-  const fail = (error: unknown): never => {
-    throw new RateLimiterError(owner, error);
-  };
-  const report =
-    onDecision === undefined
-      ? undefined
-      : (decision: Decision, req: Req): Decision | Promise<Decision> => {
-          const done: unknown = onDecision(decision, req);
-          return isThenable(done) ? Promise.resolve(done).then(() => decision) : decision;
-        };
-  let lastIp: string | undefined;
-  let lastKey: string | undefined;
-  return function decide(req, ip) {
-    if (skip !== undefined && synchronous(owner, 'skip(req)', 'a boolean', skip(req)) === true) return undefined;
-    let k: string | undefined;
-    if (key !== undefined) k = synchronous(owner, 'key(req)', 'a string', key(req));
-    else if (ip === lastIp) k = lastKey; // a keep-alive connection repeats its IP: ipKey is pure, so reuse it
-    else k = lastKey = ipKey((lastIp = ip), subnet);
-    if (k === undefined) {
-      if (key !== undefined) throw new TypeError(`${owner}: key(req) must return a string, got undefined`);
-      if (missingIp === 'skip') return undefined;
-      throw new MissingIpError(owner);
-    }
-    const result = limiter.consume(k, cost === undefined ? 1 : synchronous(owner, 'cost(req)', 'a positive integer', cost(req)));
-    if (result instanceof Promise) {
-      const decided = telemetry === undefined ? result.catch(fail) : observed(result.catch(fail), telemetry, shadow);
-      return report === undefined ? decided : decided.then((d) => report(d, req));
-    }
-    if (telemetry !== undefined) observe(telemetry, result, shadow, undefined);
-    return report === undefined ? result : report(result, req);
-  };
-}
-
-/** observed reports a remote decision with the time its store took. */
-function observed(decision: Promise<Decision>, telemetry: Telemetry, shadow: boolean): Promise<Decision> {
-  const started = performance.now();
-  return decision.then((d) => {
-    observe(telemetry, d, shadow, performance.now() - started);
-    return d;
-  });
-}
-
-/** observe hands one decision to the telemetry; an observer's error never reaches the request. */
-function observe(telemetry: Telemetry, decision: Decision, shadow: boolean, storeMs: number | undefined): void {
-  try {
-    telemetry.decided(decision, outcomeOf(decision, shadow), storeMs);
-  } catch {
-    // Reporting must never change or lose a response.
-  }
-}
-
-/**
- * synchronous passes a hook's answer through but refuses a promise: decide cannot wait for an async
- * key, cost or skip, and reading the promise as "not skipped" would count a request the caller meant
- * to let through. The promise is marked handled first, so that its rejection cannot crash the process.
- */
-function synchronous<T>(owner: string, hook: string, want: string, value: T): T {
-  if (isThenable(value)) {
-    value.then(undefined, () => undefined);
-    throw new TypeError(`${owner}: ${hook} must return ${want}, got a promise`);
-  }
-  return value;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
 function optionalFunction<F>(owner: string, name: string, value: F | undefined): F | undefined {
