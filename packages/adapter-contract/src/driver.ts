@@ -37,6 +37,13 @@ export interface Setup<F> {
   readonly proxy?: unknown;
   /** Runs first on every request with the raw Node objects; if it ends the response, the app must not. */
   readonly before?: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * A header name (lower case) the framework must refuse to set, throwing as Node does for a value it
+   * will not send (ERR_INVALID_CHAR), at the call the adapter writes headers with (Node's
+   * setHeader/appendHeader for Express and Koa, `reply.header` for Fastify): the fault injected where
+   * a response refuses a rate-limit header.
+   */
+  readonly refuseHeader?: string;
 }
 
 /** Served is a listening app: rateLimit, then a GET / that answers 'ok' and counts its runs. */
@@ -67,6 +74,11 @@ export interface Driver<F> {
   serve(options: ContractOptions, setup?: Setup<F>): Served;
   /** Builds and serves an app with the framework's own router, every route answering 200. */
   serveRoutes(mounts: Mounts): Listening;
+  /**
+   * Creates the real rateLimit with these options the way an app would (calls the factory, or
+   * registers the plugin and waits until the app is ready); rejects with the construction error.
+   */
+  construct(options: ContractOptions): Promise<void>;
   /** The body the framework answers a hidden 500 with, when it never shows the error (Koa). */
   readonly genericErrorBody?: string;
 }

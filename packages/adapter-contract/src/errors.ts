@@ -76,8 +76,8 @@ export function errorsSuite<F>(drivers: readonly Driver<F>[]): void {
         expect(errors).toHaveLength(1);
       });
 
-      it('rejects a hostile policy name when the middleware is created', () => {
-        expect(() => (driver.rateLimit as unknown as (o: unknown) => unknown)({ name: HOSTILE })).toThrow(/^TokenBucketLimiter: name must be .+, got "evil\\r\\nSet-Cookie/);
+      it('rejects a hostile policy name when the middleware is created', async () => {
+        await expect(driver.construct({ name: HOSTILE })).rejects.toThrow(/^TokenBucketLimiter: name must be .+, got "evil\\r\\nSet-Cookie/);
       });
     });
   }

@@ -4,10 +4,12 @@
  * test-only: imported as TypeScript source, never built.
  */
 export type { Answer, ContractOptions, Driver, Mounts, RequestView, Served, Setup } from './driver.js';
-export { type Counted, type Listening, type Sent, asyncLimiter, counting, expectPrintableHeaders, gated, listen, oneSocket } from './support.js';
+export { type Counted, type Listening, type Sent, asyncLimiter, counting, expectPrintableHeaders, gated, listen, oneSocket, refusal } from './support.js';
 export { abortSuite, abortedClientsAreQuiet } from './abort.js';
 export { countingSuite } from './counting.js';
 export { errorsSuite } from './errors.js';
+export { type DecisionErrorMutant, ERROR_CASES, type ErrorCase, MODES, answersEveryError, decisionErrorsSuite, limiterFor } from './decision-errors.js';
+export { withoutEscapes } from './escapes.js';
 export { type Published, exportsSuite } from './exports.js';
 export { type FaultMutants, type Mutant, SECRET, closedFailureIs503, faultsSuite, nothingAfterHeadersSent, secretNeverLeaks } from './faults.js';
 export { type Resolves, ipSuite } from './ip.js';

@@ -12,7 +12,8 @@ import { afterEach, expect } from 'vitest';
 
 const open: Server[] = [];
 afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => new Promise((done) => s.close(done))));
+  // closeAllConnections: a request a broken adapter never answered must not keep the server open.
+  await Promise.all(open.splice(0).map((s) => new Promise((done) => (s.close(done), s.closeAllConnections()))));
 });
 
 export interface Listening {
@@ -117,4 +118,9 @@ export function expectPrintableHeaders(headers: Record<string, unknown>): void {
       expect(`${name}: ${String(v)}`).toMatch(/^[\x20-\x7e]*$/);
     }
   }
+}
+
+/** refusal is the error a framework throws for a header it refuses, shaped like Node's ERR_INVALID_CHAR. */
+export function refusal(name: string): TypeError {
+  return Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), { code: 'ERR_INVALID_CHAR' });
 }

@@ -5,7 +5,8 @@
  * are translated here into Express's (req, res) shapes.
  */
 import type { ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
-import { listen } from '@ratekeeper/adapter-contract';
+import { listen, refusal } from '@ratekeeper/adapter-contract';
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import express5 from 'express';
 import express4 from 'express4';
@@ -50,10 +51,22 @@ export function translate(options: ContractOptions): ExpressRateLimitOptions {
   };
 }
 
+/** refuseHeader makes Node's setHeader and appendHeader throw for `refused`, as Node does for an invalid value. */
+export function refuseHeader(res: ServerResponse, refused: string): void {
+  for (const method of ['setHeader', 'appendHeader'] as const) {
+    const original = res[method] as (name: string, value: unknown) => ServerResponse;
+    res[method] = function (this: ServerResponse, name: string, value: unknown) {
+      if (name.toLowerCase() === refused) throw refusal(name);
+      return original.call(this, name, value);
+    } as never;
+  }
+}
+
 function driver(name: string, express: Express): Driver<Factory> {
   return {
     name,
     rateLimit,
+    construct: async (options) => void rateLimit(translate(options)),
     serve(options, setup = {}) {
       const app = express();
       app.set('trust proxy', setup.proxy ?? false);
@@ -62,6 +75,7 @@ function driver(name: string, express: Express): Driver<Factory> {
       let ran = 0;
       const { before } = setup;
       if (before !== undefined) app.use((req, res, next) => (before(req, res), next()));
+      if (setup.refuseHeader !== undefined) app.use((_req, res, next) => (refuseHeader(res, setup.refuseHeader as string), next()));
       app.use((setup.factory ?? rateLimit)(translate(options)));
       app.get('/', (req, res) => void (ran++, ips.push(req.ip), res.send('ok')));
       const record: ErrorRequestHandler = (error, _req, _res, next) => void (errors.push(error), next(error));

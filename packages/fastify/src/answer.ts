@@ -12,8 +12,10 @@
  * - an asynchronous handler resolves to a payload to send, or to the reply; resolving to undefined
  *   without having answered sends the default body, with the very test Fastify applies to an async
  *   route handler that resolves to undefined.
- * A throw or a rejection goes to `done(error)`, so Fastify's error handler answers it. `done` is never
- * called for an answered request, so the lifecycle stops before the body is parsed.
+ * A throw or a rejection goes to `done(error)`, so Fastify's error handler answers it, with the status
+ * reset to 500 first: Fastify keeps a preset status of 400 or more for an error that names none, and
+ * the preset 429 would dress a broken handler up as a rate limit. `done` is never called for an
+ * answered request, so the lifecycle stops before the body is parsed.
  */
 import type { Decision } from '@ratekeeper/core';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
@@ -42,12 +44,18 @@ function runHandler(limit: RouteLimit, request: FastifyRequest, reply: FastifyRe
   try {
     result = (limit.handler as NonNullable<RouteLimit['handler']>)(request, reply, decision);
   } catch (error) {
-    done(error as Error);
+    failed(reply, done, error);
     return;
   }
   if (result === reply || result === undefined) return;
-  if (isThenable(result)) result.then((value) => settle(limit, reply, done, decision, value), done);
+  if (isThenable(result)) result.then((value) => settle(limit, reply, done, decision, value), (error: unknown) => failed(reply, done, error));
   else settle(limit, reply, done, decision, result);
+}
+
+/** failed hands a handler's error to Fastify's error handler, as a 500 unless the error names a status. */
+function failed(reply: FastifyReply, done: HookHandlerDoneFunction, error: unknown): void {
+  if (!reply.sent) reply.code(500);
+  done(error as Error);
 }
 
 /**
@@ -60,7 +68,7 @@ function settle(limit: RouteLimit, reply: FastifyReply, done: HookHandlerDoneFun
     if (value !== undefined) reply.send(value);
     else if (!reply.raw.headersSent) sendDefault(limit, reply, decision);
   } catch (error) {
-    done(error as Error);
+    failed(reply, done, error);
   }
 }
 

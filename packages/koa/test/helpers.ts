@@ -6,7 +6,8 @@
  */
 import { Router } from '@koa/router';
 import type { Answer, ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
-import { listen } from '@ratekeeper/adapter-contract';
+import { listen, refusal } from '@ratekeeper/adapter-contract';
+import type { ServerResponse } from 'node:http';
 import Koa, { type Context, type Middleware } from 'koa';
 import Koa2 from 'koa2';
 import { type KoaRateLimitOptions, rateLimit } from '../src/index.js';
@@ -53,10 +54,22 @@ export function translate(options: ContractOptions): KoaRateLimitOptions {
 /** Koa's proxy settings: a boolean for app.proxy, or app.proxy on with a maxIpsCount. */
 const proxySettings = (proxy: unknown) => (typeof proxy === 'object' && proxy !== null ? { proxy: true, ...proxy } : { proxy: proxy === true });
 
+/** refuseHeader makes Node's setHeader and appendHeader throw for `refused`, as Node does for an invalid value. */
+function refuseHeader(res: ServerResponse, refused: string): void {
+  for (const method of ['setHeader', 'appendHeader'] as const) {
+    const original = res[method] as (name: string, value: unknown) => ServerResponse;
+    res[method] = function (this: ServerResponse, name: string, value: unknown) {
+      if (name.toLowerCase() === refused) throw refusal(name);
+      return original.call(this, name, value);
+    } as never;
+  }
+}
+
 function driver(name: string, K: typeof Koa): Driver<Factory> {
   return {
     name,
     rateLimit,
+    construct: async (options) => void rateLimit(translate(options)),
     genericErrorBody: 'Internal Server Error',
     serve(options, setup = {}) {
       const app = new K(proxySettings(setup.proxy));
@@ -73,6 +86,8 @@ function driver(name: string, K: typeof Koa): Driver<Factory> {
           await next();
         });
       }
+      const refused = setup.refuseHeader;
+      if (refused !== undefined) app.use((ctx, next) => (refuseHeader(ctx.res, refused), next()));
       app.use((setup.factory ?? rateLimit)(translate(options)));
       app.use((ctx) => void (ran++, ips.push(ctx.ip), (ctx.body = 'ok')));
       return { ...listen(app), errors, ips, ran: () => ran };
