@@ -43,7 +43,7 @@ describe('proxyFinding', () => {
 });
 
 describe('ProxyWarning', () => {
-  const warnings: { code?: string; message: string }[] = [];
+  const warnings: { code: string | undefined; message: string }[] = [];
   const listener = (w: Error & { code?: string }) => void (w.name === 'RatekeeperWarning' && warnings.push({ code: w.code, message: w.message }));
   beforeEach(() => {
     delete (globalThis as Record<symbol, unknown>)[Symbol.for('ratekeeper.proxyWarnings')];
