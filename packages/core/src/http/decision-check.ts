@@ -20,6 +20,7 @@ const HEADER_SAFE_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /** decisionProblem is undefined when `value` is a usable Decision, else what is wrong with it. */
 export function decisionProblem(value: unknown, own: readonly Policy[]): string | undefined {
+  if (plain(value, own)) return undefined;
   const problem = partProblem(value, own);
   if (problem !== undefined) return problem;
   const d = value as Decision;
@@ -32,6 +33,32 @@ export function decisionProblem(value: unknown, own: readonly Policy[]): string 
     if (part !== undefined) return `parts[${i}]: ${part}`;
   }
   return undefined;
+}
+
+/**
+ * plain is the fast path for what a core limiter answers on every request: a single-policy Decision of
+ * the limiter's own policy, no failure, no parts. Anything else takes the full check below.
+ */
+function plain(value: unknown, own: readonly Policy[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const d = value as Decision;
+  return (
+    d.policy === own[0] &&
+    d.parts === undefined &&
+    d.failure === undefined &&
+    typeof d.allowed === 'boolean' &&
+    typeof d.limit === 'number' &&
+    typeof d.remaining === 'number' &&
+    typeof d.resetAfterMs === 'number' &&
+    typeof d.retryAfterMs === 'number' &&
+    d.limit >= 0 &&
+    d.limit !== Infinity &&
+    d.remaining >= 0 &&
+    d.remaining !== Infinity &&
+    d.resetAfterMs >= 0 &&
+    d.resetAfterMs !== Infinity &&
+    d.retryAfterMs >= 0
+  );
 }
 
 function partProblem(value: unknown, own: readonly Policy[]): string | undefined {
