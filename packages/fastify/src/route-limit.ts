@@ -39,7 +39,8 @@ export interface RouteLimit {
 
 const PROXY: ProxySetting = {
   framework: 'Fastify',
-  trust: "set Fastify's `trustProxy` option to your proxy's addresses or hop count, e.g. Fastify({ trustProxy: '10.0.0.0/8' }) or Fastify({ trustProxy: 1 })",
+  // Not a hop count: Fastify 5.12.1 and later ignore a numeric trustProxy (see the README).
+  trust: "set Fastify's `trustProxy` option to your proxy's addresses, e.g. Fastify({ trustProxy: '10.0.0.0/8' }) (an address, a CIDR or a list)",
   restrict: "set Fastify's `trustProxy` option to your proxies' addresses only, e.g. Fastify({ trustProxy: '10.0.0.0/8' }), or leave it off when clients connect directly",
 };
 
