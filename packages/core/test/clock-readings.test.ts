@@ -180,11 +180,19 @@ describe('a non-finite clock reading on a remote store', () => {
 
 describe('a non-finite clock reading behind the adapters\' plan', () => {
   const req = {};
-  it('is an error on the framework\'s error path, never a Decision: thrown on the memory store', () => {
+  it('is an error on the framework\'s error path, never a Decision: thrown on the memory store, as a RateLimiterError carrying it as the cause', () => {
     const clock = new SettableClock();
     const plan = prepareRateLimit('rateLimit', { limiter: new TokenBucketLimiter({ capacity: 3, refillPerSecond: 1, clock }) });
     clock.reading = Number.NaN;
-    expectThrow(() => plan.decide(req, '1.2.3.4'), RangeError, message('TokenBucketLimiter', 'NaN'));
+    let error: unknown;
+    try {
+      plan.decide(req, '1.2.3.4');
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(RateLimiterError);
+    expect(((error as RateLimiterError).cause as Error).message).toBe(message('TokenBucketLimiter', 'NaN'));
+    expect((error as RateLimiterError).cause).toBeInstanceOf(RangeError);
   });
 
   it('and a RateLimiterError (500, no text of its own) carrying it as the cause on a remote store', async () => {
