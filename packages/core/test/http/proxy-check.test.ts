@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock, type ProxySetting, ProxyWarning, hasForwardingHeader, isInternalAddress, prepareRateLimit, proxyFinding } from '../../src/index.js';
+import { HeaderOnlyProxyWarning, PerPlanProxyWarning, type ProxyWatch } from '../mutants/proxy-warning.js';
 
 const SETTING: ProxySetting = { framework: 'Testing', trust: 'trust it', restrict: 'restrict it' };
 const XFF = { 'x-forwarded-for': '198.51.100.4' };
@@ -53,13 +54,46 @@ describe('ProxyWarning', () => {
   afterEach(() => void process.off('warning', listener));
   const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-  it('emits each finding once per process, across plans, with its code and both fixes named', async () => {
+  /** acrossPlans drives two plans' checks through both findings, 100 requests each, and answers the codes emitted. */
+  async function acrossPlans(make: () => ProxyWatch): Promise<(string | undefined)[]> {
+    const plans = [make(), make()];
+    for (let i = 0; i < 100; i++) for (const w of plans) w.observe('10.0.0.5', '10.0.0.5', XFF);
+    for (let i = 0; i < 100; i++) for (const w of plans) w.observe('198.51.100.4', '203.0.113.7', XFF);
+    await tick();
+    return warnings.map((w) => w.code);
+  }
+
+  /** soundSetups drives the setups that must never warn and answers the codes emitted. */
+  async function soundSetups(make: () => ProxyWatch): Promise<(string | undefined)[]> {
+    const w = make();
+    for (const [resolved, peer, headers] of [
+      ['203.0.113.7', '203.0.113.7', XFF], // no proxy; a public client sends its own header
+      ['198.51.100.4', '10.0.0.5', XFF], // a trusted private proxy
+      ['10.0.0.5', '10.0.0.5', {}], // a private client, no header
+    ] as const) {
+      w.observe(resolved, peer, headers);
+    }
+    await tick();
+    return warnings.map((x) => x.code);
+  }
+
+  it('emits each finding once per process, across plans, and the check catches a once-per-plan mutant', async () => {
+    expect(await acrossPlans(() => new ProxyWarning('rateLimit', SETTING, true))).toEqual(['RATEKEEPER_TRUST_PROXY_OFF', 'RATEKEEPER_TRUST_PROXY_OPEN']);
+    warnings.length = 0;
+    expect(await acrossPlans(() => new PerPlanProxyWarning())).toEqual(['RATEKEEPER_TRUST_PROXY_OFF', 'RATEKEEPER_TRUST_PROXY_OFF', 'RATEKEEPER_TRUST_PROXY_OPEN', 'RATEKEEPER_TRUST_PROXY_OPEN']);
+  });
+
+  it('never warns for a sound setup, and the check catches a mutant that ignores the peer', async () => {
+    expect(await soundSetups(() => new ProxyWarning('rateLimit', SETTING, true))).toEqual([]);
+    expect(await soundSetups(() => new HeaderOnlyProxyWarning())).toEqual(['RATEKEEPER_TRUST_PROXY_OFF']);
+  });
+
+  it('names the peer, the framework and both fixes, and stops being pending once both were emitted', async () => {
     const a = new ProxyWarning('rateLimit', SETTING, true);
-    const b = new ProxyWarning('rateLimit', SETTING, true);
-    for (let i = 0; i < 100; i++) for (const w of [a, b]) w.observe('10.0.0.5', '10.0.0.5', XFF);
+    a.observe('10.0.0.5', '10.0.0.5', XFF);
     expect(a.pending).toBe(true);
-    for (let i = 0; i < 100; i++) for (const w of [a, b]) w.observe('198.51.100.4', '203.0.113.7', XFF);
-    expect([a.pending, b.pending]).toEqual([false, false]);
+    a.observe('198.51.100.4', '203.0.113.7', XFF);
+    expect(a.pending).toBe(false);
     await tick();
     expect(warnings.map((w) => w.code)).toEqual(['RATEKEEPER_TRUST_PROXY_OFF', 'RATEKEEPER_TRUST_PROXY_OPEN']);
     expect(warnings[0]?.message).toBe(
