@@ -62,7 +62,8 @@ export const driver: Driver<Plugin> = {
     let server: Server | undefined;
     const app = Fastify({
       trustProxy: (setup.proxy ?? false) as boolean,
-      serverFactory: (handler) => (server = createServer((req, res) => void ready.then(() => handler(req, res)))),
+      // A plugin that failed to load answers 500 (and is in `errors`), never an unhandled rejection.
+      serverFactory: (handler) => (server = createServer((req, res) => void ready.then(() => handler(req, res), () => res.writeHead(500).end()))),
     });
     const errors: unknown[] = [];
     const ips: (string | undefined)[] = [];
@@ -94,6 +95,7 @@ export const driver: Driver<Plugin> = {
       return 'ok';
     });
     const ready = app.ready();
+    ready.catch((error: unknown) => void errors.push(error));
     return { ...listen({ listen: (port, host) => (server as Server).listen(port, host) }), errors, ips, ran: () => ran };
   },
   serveRoutes() {
