@@ -94,7 +94,7 @@ export const driver: Driver<Plugin> = {
       ips.push(request.ip);
       return 'ok';
     });
-    const ready = app.ready();
+    const ready = Promise.resolve(app.ready());
     ready.catch((error: unknown) => void errors.push(error));
     return { ...listen({ listen: (port, host) => (server as Server).listen(port, host) }), errors, ips, ran: () => ran };
   },
