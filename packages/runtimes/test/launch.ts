@@ -56,9 +56,12 @@ export interface Started {
   stop(): Promise<void>;
 }
 
-/** start spawns `command args`, waits (at most 60 s) for `listening <port>` and returns the URL. */
-export function start(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Started> {
-  const child: ChildProcess = spawn(command, args, { cwd: servers, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * start spawns `command args` in `cwd`, waits (at most 60 s) for `ready` on its output (default
+ * `listening <port>`, whose port makes the URL) and returns the URL.
+ */
+export function start(command: string, args: readonly string[], env: Record<string, string> = {}, cwd = servers, ready = /listening (\d+)/): Promise<Started> {
+  const child: ChildProcess = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`${command} did not listen within 60 s:\n${output}`)), 60_000);
@@ -67,11 +70,15 @@ export function start(command: string, args: readonly string[], env: Record<stri
       child.kill('SIGKILL');
       reject(error);
     };
-    child.stderr!.on('data', (chunk: Buffer) => void (output += chunk));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      if (ready.test(output)) child.stdout!.emit('data', Buffer.alloc(0));
+    });
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk;
-      const port = /listening (\d+)/.exec(output)?.[1];
-      if (port === undefined) return;
+      const match = ready.exec(output);
+      if (match === null) return;
+      const port = match[1] ?? '0';
       clearTimeout(timer);
       resolve({
         url: `http://127.0.0.1:${port}`,
