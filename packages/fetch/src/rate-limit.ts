@@ -84,6 +84,8 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
   };
 
   const check = async function rateLimit(request: Req, client?: ClientAddress): Promise<Response | undefined> {
+    // A bare address string where { ip } belongs would read as "no address": say so instead.
+    if (typeof client !== 'object' && client !== undefined) throw new TypeError(`${OWNER}: the client must be { ip }, got ${describeValue(client)}`);
     const outcome = plan.decide(request, client?.ip ?? undefined);
     if (outcome === undefined) return undefined;
     const decision = outcome instanceof Promise ? await outcome : outcome;

@@ -6,7 +6,8 @@
 import { validationSuite } from '@ratekeeper/adapter-contract';
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import { rateLimit } from '../src/index.js';
+import { type FetchRateLimit, type FetchRateLimitOptions, rateLimit } from '../src/index.js';
+import { sharedBucketWithoutIp } from './mutants/shared-bucket-without-ip.js';
 
 const bucket = (capacity: number) => new TokenBucketLimiter({ capacity, refillPerSecond: 1, name: 'b', clock: new ManualClock(0) });
 const get = (path = '/') => new Request(`http://localhost${path}`);
@@ -30,7 +31,29 @@ describe('rateLimit options', () => {
   });
 });
 
+/** addresslessNeverShared: addressless requests are refused, and never spend a bucket an addressed client has. */
+async function addresslessNeverShared(factory: (o: FetchRateLimitOptions) => FetchRateLimit): Promise<void> {
+  const limit = factory({ limiter: bucket(1) });
+  const outcomes = [];
+  for (const client of [{ ip: undefined }, { ip: '' }, { ip: null }, { ip: '0.0.0.0' }]) {
+    outcomes.push(await limit(get(), client).then((r) => r?.status ?? 200, (e: Error) => e.name));
+  }
+  expect(outcomes).toEqual(['MissingIpError', 'MissingIpError', 'MissingIpError', 200]);
+}
+
 describe('the client address', () => {
+  it('a request without an address never shares a bucket', async () => {
+    await addresslessNeverShared(rateLimit);
+  });
+
+  it('the check catches a check that counts addressless requests under one fallback key (mutant)', async () => {
+    await expect(addresslessNeverShared(sharedBucketWithoutIp)).rejects.toThrow(/expected \[ 200, 429, 429, 429 \]/);
+  });
+
+  it('refuses a bare string where { ip } belongs, as a TypeError', async () => {
+    await expect(rateLimit()(get(), '192.0.2.1' as never)).rejects.toThrow(new TypeError('rateLimit: the client must be { ip }, got "192.0.2.1"'));
+  });
+
   it.each([undefined, {}, { ip: undefined }, { ip: null }, { ip: '' }, { ip: 'unknown' }])('%j rejects the check with a MissingIpError and counts nothing', async (client) => {
     const limit = rateLimit({ limiter: bucket(1) });
     for (let i = 0; i < 3; i++) await expect(limit(get(), client)).rejects.toThrow(expect.objectContaining({ name: 'MissingIpError', status: 500 }));
