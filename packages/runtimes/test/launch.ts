@@ -60,14 +60,23 @@ export interface Started {
  * start spawns `command args` in `cwd`, waits (at most 60 s) for `ready` on its output (default
  * `listening <port>`, whose port makes the URL) and returns the URL.
  */
-export function start(command: string, args: readonly string[], env: Record<string, string> = {}, cwd = servers, ready = /listening (\d+)/): Promise<Started> {
-  const child: ChildProcess = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function start(command: string, args: readonly string[], env: Record<string, string> = {}, cwd = servers, ready = /listening (\d+)/, group = false): Promise<Started> {
+  // `group`: the server forks workers of its own (next dev): run it as a process group and stop the group.
+  const child: ChildProcess = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      if (group) process.kill(-child.pid!, name);
+      else child.kill(name);
+    } catch {
+      // Already gone.
+    }
+  };
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`${command} did not listen within 60 s:\n${output}`)), 60_000);
     const fail = (error: Error) => {
       clearTimeout(timer);
-      child.kill('SIGKILL');
+      signal('SIGKILL');
       reject(error);
     };
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -82,7 +91,7 @@ export function start(command: string, args: readonly string[], env: Record<stri
       clearTimeout(timer);
       resolve({
         url: `http://127.0.0.1:${port}`,
-        stop: () => new Promise((done) => (child.exitCode !== null ? done() : (child.once('exit', () => done()), child.kill('SIGTERM')))),
+        stop: () => new Promise((done) => (child.exitCode !== null && !group ? done() : (child.once('exit', () => done()), signal('SIGTERM'), group && child.exitCode !== null && done()))),
       });
     });
     child.once('error', fail);

@@ -1,5 +1,5 @@
 /**
- * Next.js: an App Router route handler (servers/next/app/[...path]/route.mjs) called the way Next
+ * Next.js: an App Router route handler (servers/next/app/[...path]/route.js) called the way Next
  * calls one, with a NextRequest from `next/server`, behind a small Node HTTP bridge standing in for
  * Next's server and the proxy in front of it: the bridge sets x-real-ip from the socket (overwriting
  * any client value) and answers a thrown error with a plain 500, as Next does. No Next build is run.
@@ -8,7 +8,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { NextRequest } from 'next/server.js';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { GET } from '../servers/next/app/[...path]/route.mjs';
+import { GET } from '../servers/next/app/[...path]/route.js';
 import { runtimeSuite } from './suite.js';
 
 let server: Server | undefined;

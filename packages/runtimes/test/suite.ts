@@ -18,14 +18,15 @@ const PROBLEM = {
 
 let instance = 0;
 
-/** runtimeSuite runs the HTTP contract against `url()` for each flavor the server serves. */
-export function runtimeSuite(runtime: string, url: () => string, flavors: readonly Flavor[], { redis = false } = {}): void {
+/** runtimeSuite runs the HTTP contract against `url()` for each flavor the server serves; `headers` go on every request. */
+export function runtimeSuite(runtime: string, url: () => string, flavors: readonly Flavor[], { redis = false, headers: always = {} as Record<string, string> } = {}): void {
   const clock = async (query: string) => void (await (await fetch(`${url()}/__clock?${query}`)).text());
   const advance = (ms: number) => clock(`advance=${ms}`);
   for (const flavor of flavors) {
     describe(`${NAMES[flavor]} on ${runtime}`, () => {
       const path = (scenario: string) => `${url()}/${flavor}/${scenario}/${++instance}`;
-      const get = (target: string, headers: Record<string, string> = {}) => fetch(target, { headers });
+      // `always`: headers a proxy in front of the runtime would add to every request (x-real-ip for Next).
+      const get = (target: string, headers: Record<string, string> = {}) => fetch(target, { headers: { ...always, ...headers } });
 
       it('admits the bucket, then answers 429 with Retry-After, RateLimit fields and the problem body, and admits exactly when the wait ends', async () => {
         const target = path('bucket');
