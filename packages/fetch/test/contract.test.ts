@@ -3,6 +3,9 @@
  * /api-wide and per-route checks chained by hand), options, Retry-After and bodies, client addresses
  * (passed explicitly; a missing or unusable one never a shared bucket), errors, faults and aborted
  * clients. The mutants under test/mutants/ prove the fault checks can fail.
+ *
+ * The contract's headers-sent check (nothingAfterHeadersSent) has no meaning here: a fetch handler
+ * returns its Response instead of writing on a shared one, so nothing can have been sent before it.
  */
 import { abortSuite, closedFailureIs503, countingSuite, errorsSuite, ipSuite, optionsSuite, retrySuite, secretNeverLeaks } from '@ratekeeper/adapter-contract';
 import { describe, expect, it } from 'vitest';

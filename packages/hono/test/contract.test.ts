@@ -4,6 +4,9 @@
  * client addresses (getConnInfo, or ip(c) behind a proxy; none is never a shared bucket), errors
  * through app.onError, faults and aborted clients. The mutants under test/mutants/ prove the fault
  * checks can fail.
+ *
+ * The contract's headers-sent check (nothingAfterHeadersSent) has no meaning on Hono: middleware
+ * returns or sets `c.res`, and nothing reaches the socket before the whole chain has answered.
  */
 import { abortSuite, closedFailureIs503, countingSuite, errorsSuite, ipSuite, optionsSuite, retrySuite, secretNeverLeaks } from '@ratekeeper/adapter-contract';
 import { describe, expect, it } from 'vitest';
