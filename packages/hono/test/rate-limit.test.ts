@@ -7,7 +7,9 @@ import { validationSuite } from '@ratekeeper/adapter-contract';
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { type RateLimitVariables, rateLimit } from '../src/index.js';
+import type { MiddlewareHandler } from 'hono';
+import { type HonoRateLimitOptions, type RateLimitVariables, rateLimit } from '../src/index.js';
+import { headersBeforeNext } from './mutants/headers-before-next.js';
 
 const bucket = (capacity: number) => new TokenBucketLimiter({ capacity, refillPerSecond: 1, name: 'b', clock: new ManualClock(0) });
 const fromHeader = (c: { req: { header(name: string): string | undefined } }) => c.req.header('x-client');
@@ -40,6 +42,17 @@ describe('rateLimit options', () => {
   });
 });
 
+/** headersReachOwnResponses: a route's own Response, mutable or not, carries the RateLimit fields. */
+async function headersReachOwnResponses(factory: (o: HonoRateLimitOptions) => MiddlewareHandler): Promise<void> {
+  const app = new Hono().use(factory({ limiter: bucket(2), ip: fromHeader }));
+  app.get('/own', () => new Response('own', { headers: { 'X-App': '1' } }));
+  app.get('/redirect', () => Response.redirect('http://localhost/elsewhere', 302));
+  const own = await app.request('/own', { headers: { 'x-client': '192.0.2.1' } });
+  expect([own.headers.get('x-app'), own.headers.get('ratelimit')]).toEqual(['1', '"b";r=1;t=1']);
+  const moved = await app.request('/redirect', { headers: { 'x-client': '192.0.2.1' } });
+  expect([moved.status, moved.headers.get('location'), moved.headers.get('ratelimit')]).toEqual([302, 'http://localhost/elsewhere', '"b";r=0;t=2']);
+}
+
 describe('the middleware', () => {
   it('sets c.var.rateLimit, typed, for the routes after it', async () => {
     const app = new Hono<{ Variables: RateLimitVariables }>();
@@ -63,13 +76,11 @@ describe('the middleware', () => {
   });
 
   it('puts the headers on a Response the route builds itself, even one with immutable headers', async () => {
-    const app = new Hono().use(rateLimit({ limiter: bucket(2), ip: fromHeader }));
-    app.get('/own', () => new Response('own', { headers: { 'X-App': '1' } }));
-    app.get('/redirect', () => Response.redirect('http://localhost/elsewhere', 302));
-    const own = await app.request('/own', { headers: { 'x-client': '192.0.2.1' } });
-    expect([own.headers.get('x-app'), own.headers.get('ratelimit')]).toEqual(['1', '"b";r=1;t=1']);
-    const moved = await app.request('/redirect', { headers: { 'x-client': '192.0.2.1' } });
-    expect([moved.status, moved.headers.get('location'), moved.headers.get('ratelimit')]).toEqual([302, 'http://localhost/elsewhere', '"b";r=0;t=2']);
+    await headersReachOwnResponses(rateLimit);
+  });
+
+  it('the check catches middleware that writes the headers before next() (mutant)', async () => {
+    await expect(headersReachOwnResponses(headersBeforeNext)).rejects.toThrow(/expected \[ '1', null \]/);
   });
 
   it('a handler answers in Hono terms, with Retry-After and the RateLimit fields added', async () => {
