@@ -57,8 +57,8 @@ export interface FetchRateLimit<Req extends object = Request> {
   ): (request: Req, ...rest: A) => Promise<Response>;
 }
 
-type Set = (name: string, value: string, append: boolean) => void;
-const through = (set: Set, name: string, value: string, append: boolean): void => set(name, value, append);
+type Setter = (name: string, value: string, append: boolean) => void;
+const through = (set: Setter, name: string, value: string, append: boolean): void => set(name, value, append);
 const onHeaders = (headers: Headers, name: string, value: string, append: boolean): void => {
   if (append) headers.append(name, value);
   else headers.set(name, value);
@@ -103,7 +103,7 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
   return Object.assign(check, {
     decision: (request: Req) => decided.get(request),
     headers,
-    writeHeaders: (decision: Decision, set: Set) => plan.writeHeaders(set, through, decision),
+    writeHeaders: (decision: Decision, set: Setter) => plan.writeHeaders(set, through, decision),
     wrap<A extends unknown[]>(inner: (request: Req, ...rest: A) => Response | Promise<Response>, ip: (request: Req, ...rest: A) => string | null | undefined) {
       if (typeof inner !== 'function') throw new TypeError(`${OWNER}: wrap(handler, ip): handler must be a function, got ${describeValue(inner)}`);
       if (typeof ip !== 'function') throw new TypeError(`${OWNER}: wrap(handler, ip): ip must be a function, got ${describeValue(ip)}`);
