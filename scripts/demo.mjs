@@ -1,5 +1,5 @@
 /**
- * `pnpm demo`: starts the three example servers (examples/express, fastify, koa) as child processes on
+ * `pnpm demo`: starts the four example servers (examples/express, fastify, koa, hono) as child processes on
  * free loopback ports, drives the same short burst at each (demo/drive.mjs), prints one table per
  * framework (demo/table.mjs), stops the servers and exits.
  *
@@ -17,11 +17,12 @@ const EXAMPLES = [
   ['Express', 'express'],
   ['Fastify', 'fastify'],
   ['Koa', 'koa'],
+  ['Hono', 'hono'],
 ];
 const START_TIMEOUT_MS = 10_000;
 const DEADLINE_MS = 30_000;
 
-const INTRO = `ratekeeper demo: the same limits on an Express, a Fastify and a Koa server (examples/*), keyed by client IP:
+const INTRO = `ratekeeper demo: the same limits on an Express, a Fastify, a Koa and a Hono (on Node) server (examples/*), keyed by client IP:
   every route    "global"       token bucket: bursts of 100, refilled at 10 per second
                                 (on Fastify, a route's own config.rateLimit replaces it)
   POST /login    "login"        5 per minute, sliding window

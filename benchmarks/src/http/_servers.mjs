@@ -1,5 +1,5 @@
 /**
- * The hello-world servers the HTTP benchmark measures: for each framework (express, fastify, koa) a
+ * The hello-world servers the HTTP benchmark measures: for each framework (express, fastify, koa, hono) a
  * `bare` app, the same app with `ratekeeper`, and the same app with that framework's popular limiter
  * (`peer`). Every app answers `GET /` with the text `hello world`; nothing else differs.
  *
@@ -15,13 +15,15 @@
  *   `X-RateLimit-*` trio), or `standardHeaders: 'draft-8'` and no legacy headers when `erlHeaders`
  *   is 'draft-8';
  * - @fastify/rate-limit: its defaults (global, `x-ratelimit-*` headers, 429 through the error path);
- * - koa-ratelimit: the memory driver (`db: new Map()`), default `X-RateLimit-*` headers.
+ * - koa-ratelimit: the memory driver (`db: new Map()`), default `X-RateLimit-*` headers;
+ * - hono-rate-limiter (Hono 4 on @hono/node-server): its defaults (`standardHeaders: 'draft-6'`,
+ *   in-memory store) with the key it requires, the socket address from `getConnInfo`, as ratekeeper's.
  *
  * Ratekeeper's adapters are imported lazily, so the bare and peer servers run before they exist.
  */
 import { createServer } from 'node:http';
 
-export const FRAMEWORKS = ['express', 'fastify', 'koa'];
+export const FRAMEWORKS = ['express', 'fastify', 'koa', 'hono'];
 /**
  * `control` is a second bare server, measured like a limiter: the A/A noise floor of a run. `noop`
  * is bare plus an empty middleware (an empty onRequest hook on Fastify): what the framework charges
@@ -32,7 +34,7 @@ export const LIBRARIES = ['bare', 'control', 'noop', 'ratekeeper', 'ratekeeper-n
 export const PATHS = ['allow', 'deny'];
 
 /** PEER_NAMES labels the peer limiter of each framework in reports. */
-export const PEER_NAMES = { express: 'express-rate-limit', fastify: '@fastify/rate-limit', koa: 'koa-ratelimit' };
+export const PEER_NAMES = { express: 'express-rate-limit', fastify: '@fastify/rate-limit', koa: 'koa-ratelimit', hono: 'hono-rate-limiter' };
 
 const HOUR_MS = 3_600_000;
 const HIGH = 1_000_000_000;
@@ -112,7 +114,27 @@ async function koaApp(library, path) {
   return createServer(app.callback());
 }
 
-const BUILDERS = { express: expressApp, fastify: fastifyApp, koa: koaApp };
+async function honoApp(library, path) {
+  const { Hono } = await import('hono');
+  const { createAdaptorServer } = await import('@hono/node-server');
+  const { getConnInfo } = await import('@hono/node-server/conninfo');
+  const app = new Hono();
+  if (isRatekeeper(library)) {
+    const { rateLimit } = await import('@ratekeeper/hono');
+    app.use(rateLimit({ ...ratekeeperOptions(path, library), getConnInfo }));
+  } else if (library === 'peer') {
+    const { rateLimiter } = await import('hono-rate-limiter');
+    app.use(rateLimiter({ windowMs: HOUR_MS, limit: limitFor(path), keyGenerator: (c) => getConnInfo(c).remote.address ?? '' }));
+  } else if (library === 'noop') {
+    app.use(async function noop(_c, next) {
+      await next();
+    });
+  }
+  app.get('/', (c) => c.text(HELLO));
+  return createAdaptorServer({ fetch: app.fetch });
+}
+
+const BUILDERS = { express: expressApp, fastify: fastifyApp, koa: koaApp, hono: honoApp };
 
 /**
  * listenApp builds one variant and listens on 127.0.0.1 at a free port; it resolves to the

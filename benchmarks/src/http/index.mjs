@@ -9,7 +9,7 @@
  *   --http-slice-ms=N      length of one slice (default 800)
  *   --http-warmup-ms=N     warm-up slice per server (default 1000)
  *   --http-connections=N   autocannon connections (default 50)
- *   --http-frameworks=a,b  subset of express,fastify,koa
+ *   --http-frameworks=a,b  subset of express,fastify,koa,hono
  *   --http-erl-headers=X   'default' (express-rate-limit's legacy X-RateLimit-*) or 'draft-8'
  *   --http-quiet-wait-ms=N before each round, wait up to N ms for a quiet machine (default 1000; 0: never)
  *   --http-pin=false       do not pin the client and the servers to separate CPUs

@@ -20,7 +20,8 @@ import { type LimitedResponse, limitedResponse } from './problem.js';
 export interface LimitedBody {
   readonly status: LimitedResponse['status'];
   readonly contentType: string;
-  readonly bytes: Buffer;
+  /** A Buffer on runtimes that have one (Node, Bun), else a plain Uint8Array (Workers, Deno). */
+  readonly bytes: Uint8Array;
 }
 
 export const MAX_ENTRIES = 1024;
@@ -77,7 +78,12 @@ export class LimitedBodies {
   }
 }
 
+// Node-only Buffer is looked up, never assumed: core must load and answer on Workers and Deno too.
+const NodeBuffer = (globalThis as { Buffer?: { from(text: string): Uint8Array } }).Buffer;
+const encoder = NodeBuffer === undefined ? new TextEncoder() : undefined;
+
 function build(decision: Decision): LimitedBody {
   const response = limitedResponse(decision);
-  return { status: response.status, contentType: response.contentType, bytes: Buffer.from(response.body) };
+  const bytes = NodeBuffer === undefined ? encoder!.encode(response.body) : NodeBuffer.from(response.body);
+  return { status: response.status, contentType: response.contentType, bytes };
 }

@@ -35,7 +35,7 @@ const compositeDecision = fc.tuple(fc.array(fc.tuple(fc.boolean(), wait), { minL
 function expectSameAsCore(bodies: LimitedBodies, d: Decision): void {
   const want = limitedResponse(d);
   const got = bodies.get(d);
-  expect([got.status, got.contentType, got.bytes.toString('utf8')]).toEqual([want.status, want.contentType, want.body]);
+  expect([got.status, got.contentType, new TextDecoder().decode(got.bytes)]).toEqual([want.status, want.contentType, want.body]);
 }
 
 describe('LimitedBodies', () => {

@@ -1,0 +1,117 @@
+/**
+ * rateLimit is ratekeeper for Web-standard servers (Bun.serve, Deno.serve, Cloudflare Workers, Next.js
+ * route handlers, anything that maps a `Request` to a `Response`). It returns a check:
+ *
+ *   const limited = await limit(request, { ip });   // undefined: go on; a Response: return it
+ *
+ * which keys the request, asks the limiter once and, when the request is blocked, builds the answer
+ * (429 `application/problem+json` by default, 503 when a store failing 'closed' decided) with the
+ * rate-limit headers on it. For an admitted request the decision is remembered against the request,
+ * so `limit.headers(request, response)` puts the same headers on the application's own Response;
+ * `limit.wrap(handler, ip)` does both around a whole handler.
+ *
+ * The client address is never guessed: no runtime has one way to get it (Bun `server.requestIP`,
+ * Deno `info.remoteAddr`, Workers `CF-Connecting-IP`, Next.js only a proxy header), so the caller
+ * passes it with every check. A missing or unusable address is never a shared bucket: core's
+ * `missingIp` rule rejects the check with a MissingIpError (default) or lets the request through
+ * uncounted ('skip').
+ *
+ * There is no framework error path here: errors thrown by `key`, `skip`, `cost`, `onDecision` or
+ * `handler`, a missing address and a failed limiter (a RateLimiterError without the store's text)
+ * reject the check's promise, for the runtime's own error handler (a 500) to answer.
+ */
+import { type Decision, LimitedBodies, type RateLimitOptions, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { withHeaders } from './response.js';
+
+const OWNER = 'rateLimit';
+
+/** FetchRateLimitOptions are core's adapter options plus the limited-response handler. */
+export interface FetchRateLimitOptions<Req extends object = Request> extends RateLimitOptions<Req> {
+  /**
+   * Builds the Response for a request the limiter blocked; the rate-limit headers and Retry-After are
+   * then added to it. Default: 429 (503 for a 'closed' store failure) with a problem+json body.
+   */
+  readonly handler?: (request: Req, decision: Decision) => Response | Promise<Response>;
+}
+
+/** Where the check finds the client address: passed explicitly on every call. */
+export interface ClientAddress {
+  /** The client's IP as the runtime knows it; undefined or null when it has none. */
+  readonly ip?: string | null | undefined;
+}
+
+/** FetchRateLimit is the check, plus what the application's own response needs. */
+export interface FetchRateLimit<Req extends object = Request> {
+  /** Decides the request: undefined to go on, or the Response to return instead (429 / 503). */
+  (request: Req, client?: ClientAddress): Promise<Response | undefined>;
+  /** The decision the check took for `request`; undefined when it was skipped or not checked. */
+  decision(request: Req): Decision | undefined;
+  /** Puts the request's rate-limit headers on `response`: the same Response, or a copy when its headers are immutable. */
+  headers(request: Req, response: Response): Response;
+  /** Writes the rate-limit headers of `decision` through `set` (for frameworks with their own header API). */
+  writeHeaders(decision: Decision, set: (name: string, value: string, append: boolean) => void): void;
+  /** Wraps a whole handler: check, then the handler, then the headers; `ip` reads the address from the handler's arguments. */
+  wrap<A extends unknown[]>(
+    handler: (request: Req, ...rest: A) => Response | Promise<Response>,
+    ip: (request: Req, ...rest: A) => string | null | undefined,
+  ): (request: Req, ...rest: A) => Promise<Response>;
+}
+
+type Setter = (name: string, value: string, append: boolean) => void;
+const through = (set: Setter, name: string, value: string, append: boolean): void => set(name, value, append);
+const onHeaders = (headers: Headers, name: string, value: string, append: boolean): void => {
+  if (append) headers.append(name, value);
+  else headers.set(name, value);
+};
+
+/** rateLimit validates `options` at once and returns the check. */
+export function rateLimit<Req extends object = Request>(options?: FetchRateLimitOptions<Req>): FetchRateLimit<Req> {
+  const plan = prepareRateLimit<Req>(OWNER, options, ['handler']);
+  const bodies = new LimitedBodies(plan.limiter.policies);
+  const handler = options?.handler;
+  if (handler !== undefined && typeof handler !== 'function') {
+    throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
+  }
+  // Admitted (and shadow-mode) decisions, until the application's response is built.
+  const decided = new WeakMap<Req, Decision>();
+
+  const answer = async (request: Req, decision: Decision): Promise<Response> => {
+    if (handler !== undefined) return withHeaders(await handler(request, decision), (h) => plan.writeHeaders(h, onHeaders, decision));
+    const body = bodies.get(decision);
+    const headers = new Headers({ 'Content-Type': body.contentType });
+    plan.writeHeaders(headers, onHeaders, decision);
+    return new Response(body.bytes, { status: body.status, headers });
+  };
+
+  const check = async function rateLimit(request: Req, client?: ClientAddress): Promise<Response | undefined> {
+    // A bare address string where { ip } belongs would read as "no address": say so instead.
+    if (typeof client !== 'object' && client !== undefined) throw new TypeError(`${OWNER}: the client must be { ip }, got ${describeValue(client)}`);
+    const outcome = plan.decide(request, client?.ip ?? undefined);
+    if (outcome === undefined) return undefined;
+    const decision = outcome instanceof Promise ? await outcome : outcome;
+    if (plan.blocks(decision)) return answer(request, decision);
+    decided.set(request, decision);
+    return undefined;
+  };
+
+  const headers = (request: Req, response: Response): Response => {
+    const decision = decided.get(request);
+    if (decision === undefined) return response;
+    return withHeaders(response, (h) => plan.writeHeaders(h, onHeaders, decision));
+  };
+
+  return Object.assign(check, {
+    decision: (request: Req) => decided.get(request),
+    headers,
+    writeHeaders: (decision: Decision, set: Setter) => plan.writeHeaders(set, through, decision),
+    wrap<A extends unknown[]>(inner: (request: Req, ...rest: A) => Response | Promise<Response>, ip: (request: Req, ...rest: A) => string | null | undefined) {
+      if (typeof inner !== 'function') throw new TypeError(`${OWNER}: wrap(handler, ip): handler must be a function, got ${describeValue(inner)}`);
+      if (typeof ip !== 'function') throw new TypeError(`${OWNER}: wrap(handler, ip): ip must be a function, got ${describeValue(ip)}`);
+      return async function rateLimited(request: Req, ...rest: A): Promise<Response> {
+        const limited = await check(request, { ip: ip(request, ...rest) });
+        if (limited !== undefined) return limited;
+        return headers(request, await inner(request, ...rest));
+      };
+    },
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * rateLimit is ratekeeper's Hono middleware, a thin layer over @ratekeeper/fetch, running unchanged
+ * wherever Hono runs (Node through @hono/node-server, Bun, Deno, Cloudflare Workers). It keys the
+ * request, asks the limiter once, sets `c.var.rateLimit` to the Decision, and either awaits `next()`
+ * and writes the rate-limit headers on `c.res`, or returns the limited Response itself (429
+ * `application/problem+json` by default, 503 when a store failing 'closed' decided).
+ *
+ * The client address is explicit, because only the runtime knows it: pass `getConnInfo` from the
+ * runtime's Hono helper (`hono/bun`, `hono/deno`, `hono/cloudflare-workers`,
+ * `@hono/node-server/conninfo`) or an `ip(c)` function (behind a proxy: the header it overwrites).
+ * With neither (and no `key`), rateLimit throws when it is created. A request the source gives no
+ * usable address for is never a shared bucket: a MissingIpError (default) or, with missingIp 'skip',
+ * uncounted.
+ *
+ * Errors thrown by `key`, `skip`, `cost`, `onDecision`, `ip`, `getConnInfo` or `handler`, a missing
+ * address and a failed limiter (a RateLimiterError without the store's text) are thrown from the
+ * middleware, so Hono's error handler (`app.onError`; default: a plain 500) answers them.
+ */
+import type { Decision, RateLimitOptions } from '@ratekeeper/core';
+import { describeValue } from '@ratekeeper/core';
+import { rateLimit as fetchRateLimit } from '@ratekeeper/fetch';
+import type { Context, Env, MiddlewareHandler } from 'hono';
+
+const OWNER = 'rateLimit';
+
+/** RateLimitVariables type `c.var.rateLimit`: the decision for this request (absent when skipped). */
+export type RateLimitVariables = { rateLimit: Decision };
+
+/** HonoRateLimitOptions are core's adapter options, where the address comes from, and the handler. */
+export interface HonoRateLimitOptions<E extends Env = Env> extends RateLimitOptions<Context<E>> {
+  /** The runtime's conninfo helper; the key is its `remote.address`. */
+  readonly getConnInfo?: (c: Context) => { readonly remote: { readonly address?: string | undefined } };
+  /** Reads the client address from the context instead (exclusive with getConnInfo). */
+  readonly ip?: (c: Context<E>) => string | null | undefined;
+  /** Builds the Response for a blocked request; the rate-limit headers and Retry-After are added to it. */
+  readonly handler?: (c: Context<E>, decision: Decision) => Response | Promise<Response>;
+}
+
+/** rateLimit validates `options` and returns the middleware, for `app.use`, a sub-app or one route. */
+export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>): MiddlewareHandler<E & { Variables: RateLimitVariables }> {
+  if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
+    throw new TypeError(`${OWNER}: options must be an object, got ${describeValue(options)}`);
+  }
+  const { getConnInfo, ip, ...rest } = options ?? {};
+  const limit = fetchRateLimit<Context<E>>(rest);
+  const address = addressOf<E>(getConnInfo, ip, rest.key !== undefined);
+
+  return async function rateLimit(c, next) {
+    const context = c as unknown as Context<E>;
+    const limited = await limit(context, { ip: address?.(context) });
+    if (limited !== undefined) return limited;
+    const decision = limit.decision(context);
+    if (decision === undefined) return next();
+    c.set('rateLimit', decision);
+    await next();
+    // After next, like Hono's own header middleware: c.res is then whatever the route returned.
+    try {
+      limit.writeHeaders(decision, outermostFirst(c.res.headers));
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      c.res = new Response(c.res.body, c.res); // immutable headers (a fetch() or redirect Response): copy
+      limit.writeHeaders(decision, outermostFirst(c.res.headers));
+    }
+  };
+}
+
+/**
+ * outermostFirst writes after `next()`, so an inner limiter has written first: List fields get this
+ * limiter's items in front (the RateLimit Lists read outermost first, as on every adapter), and a
+ * replacing field (legacy X-RateLimit-*) is left as the inner, later limiter wrote it.
+ */
+const outermostFirst = (headers: Headers) => (name: string, value: string, append: boolean): void => {
+  const prev = headers.get(name);
+  if (prev === null) headers.set(name, value);
+  else if (append) headers.set(name, `${value}, ${prev}`);
+};
+
+/** addressOf checks the address source once and returns it (undefined when `key` makes it moot). */
+function addressOf<E extends Env>(getConnInfo: unknown, ip: unknown, keyed: boolean): ((c: Context<E>) => string | null | undefined) | undefined {
+  if (getConnInfo !== undefined && typeof getConnInfo !== 'function') throw new TypeError(`${OWNER}: getConnInfo must be a function, got ${describeValue(getConnInfo)}`);
+  if (ip !== undefined && typeof ip !== 'function') throw new TypeError(`${OWNER}: ip must be a function, got ${describeValue(ip)}`);
+  if (getConnInfo !== undefined && ip !== undefined) throw new TypeError(`${OWNER}: give either getConnInfo or ip, not both`);
+  if (typeof ip === 'function') return ip as (c: Context<E>) => string | undefined;
+  if (typeof getConnInfo === 'function') return (c) => (getConnInfo as HonoRateLimitOptions['getConnInfo'] & {})(c as unknown as Context).remote.address;
+  if (keyed) return undefined;
+  throw new TypeError(
+    `${OWNER}: say where the client address comes from: getConnInfo (from hono/bun, hono/deno, hono/cloudflare-workers or @hono/node-server/conninfo), ip(c), or key(c)`,
+  );
+}

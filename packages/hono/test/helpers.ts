@@ -1,0 +1,86 @@
+/**
+ * The Hono driver for the adapter contract (@ratekeeper/adapter-contract): a real Hono app around
+ * rateLimit (or a mutant) served on Node over real HTTP by @hono/node-server, the address from
+ * `getConnInfo` of `@hono/node-server/conninfo` (the socket), or with `proxy: true` from an `ip(c)`
+ * reading the last X-Forwarded-For hop (`{ hops: n }`: the n-th from the right), as a user behind one
+ * trusted proxy would write it. Errors reach `app.onError`, which records them and answers Hono's
+ * plain 500.
+ */
+import type { Server } from 'node:http';
+import { createAdaptorServer } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Answer, ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
+import { listen } from '@ratekeeper/adapter-contract';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { type HonoRateLimitOptions, rateLimit } from '../src/index.js';
+
+export type Factory = (options: HonoRateLimitOptions) => MiddlewareHandler;
+
+const view = (c: Context): RequestView => ({ header: (name) => c.req.header(name), query: (name) => c.req.query(name), path: c.req.path });
+
+/** lastHop is the address a proxy `hops` steps from the server appended to X-Forwarded-For. */
+export const lastHop = (hops: number) => (c: Context) => {
+  const list = (c.req.header('x-forwarded-for') ?? '').split(',').map((s) => s.trim());
+  return list.length >= hops ? list[list.length - hops] : undefined;
+};
+
+/** source is where the driver tells rateLimit to find the address, per the contract's `proxy`. */
+export function source(proxy: unknown): Pick<HonoRateLimitOptions, 'getConnInfo' | 'ip'> {
+  if (proxy === undefined || proxy === false) return { getConnInfo };
+  return { ip: lastHop(typeof proxy === 'object' && proxy !== null ? (proxy as { hops: number }).hops : 1) };
+}
+
+/** translate maps the contract's options onto Hono's. */
+export function translate(options: ContractOptions, proxy?: unknown): HonoRateLimitOptions {
+  const { key, skip, cost, onDecision, handler, ...rest } = options;
+  return {
+    ...source(proxy),
+    ...rest,
+    ...(key === undefined ? {} : { key: (c: Context) => key(view(c)) }),
+    ...(skip === undefined ? {} : { skip: (c: Context) => skip(view(c)) }),
+    ...(cost === undefined ? {} : { cost: (c: Context) => cost(view(c)) }),
+    ...(onDecision === undefined ? {} : { onDecision: (d, c: Context) => onDecision(d, view(c)) }),
+    ...(handler === undefined
+      ? {}
+      : {
+          handler: (c: Context, d) => {
+            const json = (a: Answer) => c.json(a.body, a.status as 429);
+            const answer = handler(d, view(c));
+            return answer instanceof Promise ? answer.then(json) : json(answer);
+          },
+        }),
+  };
+}
+
+/** serve listens with a Hono app on loopback, closed after the test. */
+export const serveApp = (app: Hono) => listen({ listen: (port, host) => (createAdaptorServer({ fetch: app.fetch }) as Server).listen(port, host) });
+
+export const driver: Driver<Factory> = {
+  name: 'Hono 4 on Node (@hono/node-server)',
+  rateLimit,
+  serve(options, setup = {}) {
+    const app = new Hono<{ Bindings: { incoming: never; outgoing: never } }>();
+    const errors: unknown[] = [];
+    const ips: (string | undefined)[] = [];
+    let ran = 0;
+    app.onError((error, c) => (errors.push(error), c.text('Internal Server Error', 500)));
+    const { before } = setup;
+    if (before !== undefined) app.use(async (c, next) => (before(c.env.incoming, c.env.outgoing), next()));
+    const address = source(setup.proxy);
+    app.use((setup.factory ?? rateLimit)(translate(options, setup.proxy)));
+    app.get('/', (c) => (ran++, ips.push(address.ip?.(c as unknown as Context) ?? getConnInfo(c as unknown as Context).remote.address), c.text('ok')));
+    return { ...serveApp(app as unknown as Hono), errors, ips, ran: () => ran };
+  },
+  serveRoutes(mounts) {
+    const app = new Hono();
+    app.use(rateLimit(translate(mounts.app)));
+    if (mounts.router !== undefined) {
+      const api = new Hono();
+      api.use(rateLimit(translate(mounts.router)));
+      api.get('/thing', (c) => c.text('thing'));
+      app.route('/api', api);
+    }
+    for (const [path, options] of Object.entries(mounts.routes)) app.get(path, rateLimit(translate(options)), (c) => c.text(path));
+    return serveApp(app);
+  },
+};

@@ -1,0 +1,1 @@
+export declare function GET(request: Request): Promise<Response>;

@@ -1,0 +1,146 @@
+/**
+ * The adapter contract over real HTTP, against a server this process cannot reach into (Bun, Deno,
+ * workerd, or Node behind a bridge): the checks of the contract's retry, options, IP and faults
+ * suites that a fixed scenario can express (servers/scenarios.mjs), for the fetch adapter (`f`) and
+ * the Hono middleware (`h`). Each test uses fresh scenario instances; the server's ManualClock moves
+ * only through /__clock, so every figure is exact.
+ */
+import { ipKey } from '@ratekeeper/core';
+import { describe, expect, it } from 'vitest';
+
+export type Flavor = 'f' | 'h';
+const NAMES: Record<Flavor, string> = { f: '@ratekeeper/fetch', h: '@ratekeeper/hono' };
+const PROBLEM = {
+  type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
+  title: 'Request cannot be satisfied as assigned quota has been exceeded',
+  status: 429,
+};
+
+let instance = 0;
+
+/** runtimeSuite runs the HTTP contract against `url()` for each flavor the server serves; `headers` go on every request. */
+export function runtimeSuite(runtime: string, url: () => string, flavors: readonly Flavor[], { redis = false, headers: always = {} as Record<string, string> } = {}): void {
+  const clock = async (query: string) => void (await (await fetch(`${url()}/__clock?${query}`)).text());
+  const advance = (ms: number) => clock(`advance=${ms}`);
+  for (const flavor of flavors) {
+    describe(`${NAMES[flavor]} on ${runtime}`, () => {
+      const path = (scenario: string) => `${url()}/${flavor}/${scenario}/${++instance}`;
+      // `always`: headers a proxy in front of the runtime would add to every request (x-real-ip for Next).
+      const get = (target: string, headers: Record<string, string> = {}) => fetch(target, { headers: { ...always, ...headers } });
+
+      it('admits the bucket, then answers 429 with Retry-After, RateLimit fields and the problem body, and admits exactly when the wait ends', async () => {
+        const target = path('bucket');
+        const seen = [];
+        for (let i = 0; i < 3; i++) {
+          const res = await get(target);
+          const body = (await res.json()) as { ip: string; remaining?: number | null };
+          seen.push([res.status, res.headers.get('ratelimit'), ipKey(body.ip), body.remaining ?? null]);
+        }
+        const remaining = flavor === 'h' ? [2, 1, 0] : [null, null, null];
+        expect(seen).toEqual([
+          [200, '"b";r=2;t=1', '127.0.0.1', remaining[0]],
+          [200, '"b";r=1;t=2', '127.0.0.1', remaining[1]],
+          [200, '"b";r=0;t=3', '127.0.0.1', remaining[2]],
+        ]);
+        const denied = await get(target);
+        expect([denied.status, denied.headers.get('retry-after'), denied.headers.get('ratelimit'), denied.headers.get('ratelimit-policy'), denied.headers.get('content-type')]).toEqual([
+          429, '1', '"b";r=0;t=1', '"b";q=3;w=3', 'application/problem+json',
+        ]);
+        expect(await denied.json()).toEqual({ ...PROBLEM, detail: 'Retry after 1 s.', 'violated-policies': ['b'] });
+        await advance(999);
+        expect((await get(target)).status).toBe(429);
+        await advance(1);
+        expect((await get(target)).status).toBe(200);
+      });
+
+      it("rateLimit({ algorithm: 'token-bucket' }) admits exactly its documented 60", async () => {
+        const target = path('default');
+        const statuses: number[] = [];
+        let policy: string | null = null;
+        for (let i = 0; i < 61; i++) {
+          const res = await get(target);
+          policy ??= res.headers.get('ratelimit-policy');
+          statuses.push(res.status);
+          await res.arrayBuffer();
+        }
+        expect([statuses.filter((s) => s === 200).length, statuses[60], policy]).toEqual([60, 429, '"tb-60-1";q=60;w=60']);
+      });
+
+      it('answers the composite wait of the member that blocks longest, and admits exactly then', async () => {
+        const target = path('composite');
+        await clock('align=60000'); // the sliding window's fixed windows start at multiples of 60 s
+        for (let i = 0; i < 3; i++) {
+          expect((await get(target)).status).toBe(200);
+          await advance(1000);
+        }
+        const denied = await get(target);
+        expect([denied.status, denied.headers.get('retry-after'), denied.headers.get('ratelimit')]).toEqual([429, '77', '"burst";r=2;t=0, "minute";r=0;t=77']);
+        expect(((await denied.json()) as Record<string, unknown>)['violated-policies']).toEqual(['minute']);
+        await advance(76_999);
+        expect((await get(target)).status).toBe(429);
+        await advance(1);
+        expect((await get(target)).status).toBe(200);
+      });
+
+      it('groups IPv6 by /56 and counts an IPv4-mapped address as the IPv4 one', async () => {
+        const target = path('header-ip');
+        const statuses = [];
+        for (const ip of ['2001:db8:ab:cd00::1', '2001:db8:ab:cdff:ffff::2', '2001:db8:ab:ce00::1', '::ffff:102:304', '1.2.3.4']) statuses.push((await get(target, { 'x-test-ip': ip })).status);
+        expect(statuses).toEqual([200, 429, 200, 200, 429]);
+      });
+
+      it('never counts a request without a usable address in a shared bucket: 500 by default, uncounted with missingIp skip', async () => {
+        const target = path('header-ip');
+        const statuses = [];
+        for (const ip of [undefined, 'unknown', '']) statuses.push((await get(target, ip === undefined ? {} : { 'x-test-ip': ip })).status);
+        statuses.push((await get(target, { 'x-test-ip': '192.0.2.1' })).status);
+        expect(statuses).toEqual([500, 500, 500, 200]);
+        const skipping = path('header-ip-skip');
+        const skipped = [];
+        for (let i = 0; i < 3; i++) {
+          const res = await get(skipping);
+          skipped.push([res.status, res.headers.get('ratelimit')]);
+        }
+        expect(skipped).toEqual([[200, null], [200, null], [200, null]]);
+      });
+
+      it("answers a 'closed' store failure with 503, Retry-After and the temporary-reduced-capacity problem", async () => {
+        const res = await get(path('closed'));
+        expect([res.status, res.headers.get('retry-after'), res.headers.get('content-type')]).toEqual([503, '1', 'application/problem+json']);
+        expect(await res.json()).toEqual({
+          type: 'https://iana.org/assignments/http-problem-types#temporary-reduced-capacity',
+          title: 'Service temporarily unable to apply its rate limits',
+          status: 503,
+        });
+      });
+
+      it('answers a limiter that rejects with a secret with a 500 that does not contain the secret', async () => {
+        for (let i = 0; i < 2; i++) {
+          const res = await get(path('secret'));
+          const text = await res.text();
+          expect(res.status).toBe(500);
+          expect(JSON.stringify([...res.headers]) + text).not.toContain('hunter2');
+        }
+      });
+
+      if (redis) {
+        it('counts in a real Redis through ioredis with the same exact figures', async () => {
+          const target = path('redis');
+          const seen = [];
+          for (let i = 0; i < 3; i++) {
+            const res = await get(target);
+            seen.push([res.status, res.headers.get('ratelimit'), res.headers.get('retry-after')]);
+            await res.arrayBuffer();
+          }
+          expect(seen).toEqual([
+            [200, '"r";r=1;t=1', null],
+            [200, '"r";r=0;t=2', null],
+            [429, '"r";r=0;t=1', '1'],
+          ]);
+          await advance(1000);
+          expect((await get(target)).status).toBe(200);
+        });
+      }
+    });
+  }
+}
