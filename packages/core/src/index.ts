@@ -1,14 +1,15 @@
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export { type Decision, neverSatisfiable } from './decision.js';
-export type { AlgorithmName, FixedWindowPolicy, Policy, SlidingWindowPolicy, TokenBucketPolicy, WindowPolicy } from './policy.js';
+export type { AlgorithmName, FixedWindowPolicy, Policy, SlidingLogPolicy, SlidingWindowPolicy, TokenBucketPolicy, WindowAlgorithm, WindowPolicy } from './policy.js';
 export { type Algorithm, type Step, type StepOutput, step, stepOutput, toDecision } from './algorithm.js';
 export { tokenBucket } from './algorithms/token-bucket.js';
 export { slidingWindow } from './algorithms/sliding-window.js';
 export { fixedWindow } from './algorithms/fixed-window.js';
+export { MAX_LOG, slidingLog } from './algorithms/sliding-log.js';
 export type { Mode, Result, Store, StoreBinding } from './store.js';
 export { DEFAULT_MAX_KEYS, MemoryBinding, MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export { Limiter, type LimiterOptions, type RateLimiter } from './limiter.js';
-export { FixedWindowLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './limiters.js';
+export { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './limiters.js';
 export { CompositeLimiter, mostRestrictive } from './composite.js';
 export { describeValue, refuseUnknown } from './validate.js';
 export { DECISION_OUTCOMES, type DecisionOutcome, type Telemetry, outcomeOf } from './telemetry.js';

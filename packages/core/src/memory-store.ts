@@ -86,7 +86,8 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     this.#width = algorithm.stateSize;
     this.#maxKeys = maxKeys;
     this.#out = stepOutput(algorithm.stateSize);
-    this.#states = new Float64Array(Math.min(maxKeys, INITIAL_SLOTS) * this.#width);
+    // A wide state (a sliding log's ring) starts with fewer slots: the table starts at about 24 KB.
+    this.#states = new Float64Array(Math.min(maxKeys, Math.ceil((INITIAL_SLOTS * 3) / this.#width), INITIAL_SLOTS) * this.#width);
   }
 
   /** size is the number of keys held, empty ones not yet dropped included. */

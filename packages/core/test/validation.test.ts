@@ -12,6 +12,7 @@ import {
   ManualClock,
   MemoryStore,
   type RateLimiter,
+  SlidingLogLimiter,
   SlidingWindowLimiter,
   TokenBucketLimiter,
 } from '../src/index.js';
@@ -113,6 +114,17 @@ const constructors: [string, Ctor, Record<string, unknown>, Case[]][] = [
     { limit: 10, windowMs: 1000 },
     [...positiveInteger('FixedWindowLimiter', 'limit'), ...positiveInteger('FixedWindowLimiter', 'windowMs'), ...common('FixedWindowLimiter')],
   ],
+  [
+    'SlidingLogLimiter',
+    (o) => new SlidingLogLimiter(o as never),
+    { limit: 10, windowMs: 1000 },
+    [
+      ...positiveInteger('SlidingLogLimiter', 'limit'),
+      { option: 'limit', value: 10_001, error: RangeError, message: 'SlidingLogLimiter: limit must be a positive integer of at most 10000 (the log keeps one instant per unit), got 10001' },
+      ...positiveInteger('SlidingLogLimiter', 'windowMs'),
+      ...common('SlidingLogLimiter'),
+    ],
+  ],
   ['MemoryStore', (o) => new MemoryStore(o), {}, positiveInteger('MemoryStore', 'maxKeys').filter((c) => c.value !== undefined)],
 ];
 
@@ -199,6 +211,7 @@ describe('call-time validation', () => {
     ['TokenBucketLimiter', (clock) => new TokenBucketLimiter({ capacity: 3, refillPerSecond: 1, clock })],
     ['SlidingWindowLimiter', (clock) => new SlidingWindowLimiter({ limit: 3, windowMs: 1000, clock })],
     ['FixedWindowLimiter', (clock) => new FixedWindowLimiter({ limit: 3, windowMs: 1000, clock })],
+    ['SlidingLogLimiter', (clock) => new SlidingLogLimiter({ limit: 3, windowMs: 1000, clock })],
     ['CompositeLimiter', (clock) => new CompositeLimiter([new TokenBucketLimiter({ capacity: 3, refillPerSecond: 1, clock }), new FixedWindowLimiter({ limit: 9, windowMs: 60_000, clock })])],
   ];
   const costs: [unknown, typeof RangeError | typeof TypeError, string][] = [
