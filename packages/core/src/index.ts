@@ -10,6 +10,7 @@ export type { Mode, Result, Store, StoreBinding } from './store.js';
 export { DEFAULT_MAX_KEYS, MemoryBinding, MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export { Limiter, type LimiterOptions, type RateLimiter } from './limiter.js';
 export { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './limiters.js';
+export { GcraLimiter, type GcraOptions } from './gcra.js';
 export { CompositeLimiter, mostRestrictive } from './composite.js';
 export { describeValue, refuseUnknown } from './validate.js';
 export { DECISION_OUTCOMES, type DecisionOutcome, type Telemetry, outcomeOf } from './telemetry.js';
