@@ -11,6 +11,7 @@ export { DEFAULT_MAX_KEYS, MemoryBinding, MemoryStore, type MemoryStoreOptions }
 export { Limiter, type LimiterOptions, type RateLimiter } from './limiter.js';
 export { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './limiters.js';
 export { GcraLimiter, type GcraOptions } from './gcra.js';
+export { type Reservation, type ReserveOptions, WaitError, type WaitOptions, reserve, wait } from './reserve.js';
 export { CompositeLimiter, mostRestrictive } from './composite.js';
 export { describeValue, refuseUnknown } from './validate.js';
 export { DECISION_OUTCOMES, type DecisionOutcome, type Telemetry, outcomeOf } from './telemetry.js';

@@ -171,6 +171,21 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     return { allowed: true, limit: this.#policy.limit, remaining: out.remaining, retryAfterMs: 0, resetAfterMs: out.resetAfterMs, policy: this.#policy };
   }
 
+  /** snapshot copies `key`'s state, or undefined when the key is not held (reservations: reserve.ts). */
+  snapshot(key: string): number[] | undefined {
+    const slot = this.#index.get(key);
+    if (slot === undefined) return undefined;
+    const offset = slot * this.#width;
+    return Array.from(this.#states.subarray(offset, offset + this.#width));
+  }
+
+  /** restore puts back a state taken by `snapshot` (undefined: the key is dropped). */
+  restore(key: string, state: readonly number[] | undefined, now: number): void {
+    if (state === undefined) return this.reset(key);
+    const slot = this.#index.get(key) ?? this.#insert(key, now < this.#sweptAt ? this.#sweptAt : now);
+    this.#states.set(state, slot * this.#width);
+  }
+
   #insert(key: string, now: number): number {
     if (this.#index.size >= this.#maxKeys) this.#sweep(now);
     let slot = this.#free.pop();
