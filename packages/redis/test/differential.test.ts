@@ -6,7 +6,7 @@
  * Four classic porting mistakes (test/mutants/rewritten-scripts-client.ts) must be caught by the same
  * property.
  */
-import { CompositeLimiter, ManualClock, MemoryStore, type RateLimiter } from '@ratekeeper/core';
+import { CompositeLimiter, GcraLimiter, ManualClock, MemoryStore, type RateLimiter } from '@ratekeeper/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FailureInfo, RedisStore } from '../src/index.js';
@@ -118,6 +118,21 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
       await expect(fc.assert(property(specs[algorithm].map((s) => [s as Spec]), 'mutant'), { numRuns: 200 })).rejects.toThrow();
     });
   }
+
+  it('decides GcraLimiter as memory does with an emission interval whose rate does not round-trip (T = 1445 ms)', async () => {
+    const T = 1445; // 1000 / (1000 / 1445) !== 1445: the policy must carry T itself to Redis
+    for (const kind of CLIENT_KINDS) {
+      const clock = new ManualClock(1_700_000_000_000);
+      const memory = new GcraLimiter({ emissionIntervalMs: T, burst: 3, clock, name: `gcra-${kind}` });
+      const redis = new GcraLimiter({ emissionIntervalMs: T, burst: 3, clock, store: stores.get(kind) as RedisStore, name: `gcra-${kind}` });
+      const key = `gcra-run${run++}`;
+      for (const dt of [0, 0, 0, 0, T - 1, 1, 0, 3 * T - 1, 1, 0, 0, 0]) {
+        clock.advance(dt);
+        expect(await redis.consume(key), `at +${dt}`).toEqual(memory.consume(key));
+      }
+    }
+    expect(failures).toEqual([]);
+  });
 
   it('leaves no key without a TTL', async () => {
     expect(await immortalKeys(ioredis(server.port))).toEqual([]);
