@@ -18,7 +18,7 @@ import { Limiter, type LimiterOptions } from './limiter.js';
 import { tokenBucket } from './algorithms/token-bucket.js';
 import type { TokenBucketPolicy } from './policy.js';
 import type { Mode } from './store.js';
-import { fail, optionsObject, policyName, positiveNumber, quota } from './validate.js';
+import { fail, optionsObject, policyName, positiveNumber, quota, refuseUnknown } from './validate.js';
 
 export interface GcraOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
   /** T: milliseconds between requests at the sustained rate (> 0 and at least 0.001: at most 1e6/s). */
@@ -26,6 +26,9 @@ export interface GcraOptions<M extends Mode = 'sync'> extends LimiterOptions<M> 
   /** The most requests admitted at one instant (a positive integer); τ = (burst − 1) · T. */
   readonly burst: number;
 }
+
+/** The option names GcraLimiter takes; any other is refused at construction. */
+export const GCRA_OPTIONS: ReadonlySet<string> = new Set(['emissionIntervalMs', 'burst', 'clock', 'store', 'name']);
 
 /** The bucket's bounds (limiters.ts): at most 1e6 per second, a full refill within 2^52 ms. */
 const MIN_INTERVAL_MS = 1e-3;
@@ -35,6 +38,7 @@ export class GcraLimiter<M extends Mode = 'sync'> extends Limiter<TokenBucketPol
   constructor(options: GcraOptions<M>) {
     const owner = 'GcraLimiter';
     const o = optionsObject(owner, options) as Partial<GcraOptions<M>>;
+    refuseUnknown(owner, o, GCRA_OPTIONS);
     const T = positiveNumber(owner, 'emissionIntervalMs', o.emissionIntervalMs);
     if (T < MIN_INTERVAL_MS) fail(owner, 'emissionIntervalMs', `at least ${MIN_INTERVAL_MS} (at most 1e6 per second)`, T, 'number');
     const burst = quota(owner, 'burst', o.burst);
