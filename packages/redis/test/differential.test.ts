@@ -134,6 +134,19 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
     expect(failures).toEqual([]);
   });
 
+  it('keeps each sliding-log key within 8 bytes per unit of its limit', async () => {
+    const redis = ioredis(server.port);
+    const sizes: [string, number, number][] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', 'rk:sl-*', 'COUNT', 1000);
+      cursor = next;
+      for (const key of keys) sizes.push([key, await redis.strlen(key), 8 * Number(/^rk:sl-(\d+)-/.exec(key)?.[1])]);
+    } while (cursor !== '0');
+    expect(sizes.length).toBeGreaterThan(10);
+    expect(sizes.filter(([, bytes, most]) => !(bytes >= 8 && bytes <= most && bytes % 8 === 0))).toEqual([]);
+  });
+
   it('leaves no key without a TTL', async () => {
     expect(await immortalKeys(ioredis(server.port))).toEqual([]);
   });
