@@ -10,7 +10,7 @@ import { runChild } from './lib/child.mjs';
 import { contenders } from './lib/contenders.mjs';
 import { fixed, formatTable, grouped } from './lib/table.mjs';
 
-const IDS = ['naive', 'tokenBucket', 'slidingWindow', 'fixedWindow', 'composite', 'expressRateLimit', 'fastifyRateLimit', 'rateLimiterFlexible'];
+const IDS = ['naive', 'tokenBucket', 'slidingWindow', 'fixedWindow', 'slidingLog', 'composite', 'expressRateLimit', 'fastifyRateLimit', 'rateLimiterFlexible'];
 
 export async function run(args) {
   const f = flags(args);

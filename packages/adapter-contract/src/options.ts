@@ -131,4 +131,16 @@ function shorthands<F>(driver: Driver<F>): void {
     const bare = driver.serve({ algorithm: 'sliding-window', limit: 100, windowMs: 60_000 });
     await bare.http.get('/').expect(200).expect('RateLimit-Policy', '"sw-100-60000";q=100;w=60');
   });
+
+  it("rateLimit({ algorithm: 'sliding-log', limit: 5, windowMs: 1000 }) admits 5 in any second, the 6th when the oldest leaves", async () => {
+    const clock = new ManualClock(900);
+    const { http } = driver.serve({ algorithm: 'sliding-log', limit: 5, windowMs: 1000, clock });
+    for (let i = 0; i < 5; i++) await http.get('/').expect(200);
+    clock.set(1000); // a new aligned second: a fixed window would admit 5 more here
+    await http.get('/').expect(429).expect('Retry-After', '1');
+    clock.set(1899);
+    await http.get('/').expect(429);
+    clock.set(1900);
+    await http.get('/').expect(200).expect('RateLimit-Policy', '"sl-5-1000";q=5;w=1');
+  });
 }

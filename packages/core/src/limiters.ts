@@ -5,13 +5,16 @@
  * its store. The caller's options object is never mutated.
  */
 import { fixedWindow } from './algorithms/fixed-window.js';
+import { MAX_LOG, slidingLog } from './algorithms/sliding-log.js';
 import { slidingWindow } from './algorithms/sliding-window.js';
 import { tokenBucket } from './algorithms/token-bucket.js';
 import { Limiter, type LimiterOptions } from './limiter.js';
 import {
   type FixedWindowPolicy,
+  type SlidingLogPolicy,
   type SlidingWindowPolicy,
   type TokenBucketPolicy,
+  type WindowAlgorithm,
   tokenBucketPolicy,
   windowPolicy,
 } from './policy.js';
@@ -89,10 +92,25 @@ export class FixedWindowLimiter<M extends Mode = 'sync'> extends Limiter<FixedWi
   }
 }
 
-function windowOptions<A extends 'sliding-window' | 'fixed-window', M extends Mode>(owner: string, algorithm: A, options: WindowOptions<M>) {
+/**
+ * SlidingLogLimiter admits at most `limit` in any interval of `windowMs`, exactly, by keeping the
+ * instant of each of the last `limit` admitted units: limit + 1 numbers of state per key (8 bytes each),
+ * so limit is at most 10,000. Use it where an exact rolling window matters more than memory.
+ */
+export class SlidingLogLimiter<M extends Mode = 'sync'> extends Limiter<SlidingLogPolicy, M> {
+  constructor(options: WindowOptions<M>) {
+    const [policy, o] = windowOptions('SlidingLogLimiter', 'sliding-log', options);
+    super('SlidingLogLimiter', slidingLog(policy.limit), policy, o);
+  }
+}
+
+function windowOptions<A extends WindowAlgorithm, M extends Mode>(owner: string, algorithm: A, options: WindowOptions<M>) {
   const o = optionsObject(owner, options) as Partial<WindowOptions<M>>;
   refuseUnknown(owner, o, WINDOW_OPTIONS);
   const limit = quota(owner, 'limit', o.limit);
+  if (algorithm === 'sliding-log' && limit > MAX_LOG) {
+    fail(owner, 'limit', `a positive integer of at most ${MAX_LOG} (the log keeps one instant per unit)`, limit, 'number');
+  }
   const windowMs = positiveInteger(owner, 'windowMs', o.windowMs);
   // The sliding window compares previous·(W − e) + current·W with limit·W in exact integers.
   if (algorithm === 'sliding-window' && limit * windowMs > Number.MAX_SAFE_INTEGER) {

@@ -86,7 +86,8 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     this.#width = algorithm.stateSize;
     this.#maxKeys = maxKeys;
     this.#out = stepOutput(algorithm.stateSize);
-    this.#states = new Float64Array(Math.min(maxKeys, INITIAL_SLOTS) * this.#width);
+    // A wide state (a sliding log's ring) starts with fewer slots: the table starts at about 24 KB.
+    this.#states = new Float64Array(Math.min(maxKeys, Math.ceil((INITIAL_SLOTS * 3) / this.#width), INITIAL_SLOTS) * this.#width);
   }
 
   /** size is the number of keys held, empty ones not yet dropped included. */
@@ -168,6 +169,21 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     this.evaluate(key, now, Number.MAX_SAFE_INTEGER);
     const out = this.#out;
     return { allowed: true, limit: this.#policy.limit, remaining: out.remaining, retryAfterMs: 0, resetAfterMs: out.resetAfterMs, policy: this.#policy };
+  }
+
+  /** snapshot copies `key`'s state, or undefined when the key is not held (reservations: reserve.ts). */
+  snapshot(key: string): number[] | undefined {
+    const slot = this.#index.get(key);
+    if (slot === undefined) return undefined;
+    const offset = slot * this.#width;
+    return Array.from(this.#states.subarray(offset, offset + this.#width));
+  }
+
+  /** restore puts back a state taken by `snapshot` (undefined: the key is dropped). */
+  restore(key: string, state: readonly number[] | undefined, now: number): void {
+    if (state === undefined) return this.reset(key);
+    const slot = this.#index.get(key) ?? this.#insert(key, now < this.#sweptAt ? this.#sweptAt : now);
+    this.#states.set(state, slot * this.#width);
   }
 
   #insert(key: string, now: number): number {

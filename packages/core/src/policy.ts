@@ -18,7 +18,10 @@ export interface TokenBucketPolicy {
   readonly windowMs: number;
 }
 
-export interface WindowPolicy<A extends 'sliding-window' | 'fixed-window'> {
+/** The windowed algorithms: a quota of `limit` per `windowMs`. */
+export type WindowAlgorithm = 'sliding-window' | 'fixed-window' | 'sliding-log';
+
+export interface WindowPolicy<A extends WindowAlgorithm> {
   readonly algorithm: A;
   readonly name: string;
   readonly limit: number;
@@ -27,7 +30,8 @@ export interface WindowPolicy<A extends 'sliding-window' | 'fixed-window'> {
 
 export type SlidingWindowPolicy = WindowPolicy<'sliding-window'>;
 export type FixedWindowPolicy = WindowPolicy<'fixed-window'>;
-export type Policy = TokenBucketPolicy | SlidingWindowPolicy | FixedWindowPolicy;
+export type SlidingLogPolicy = WindowPolicy<'sliding-log'>;
+export type Policy = TokenBucketPolicy | SlidingWindowPolicy | FixedWindowPolicy | SlidingLogPolicy;
 export type AlgorithmName = Policy['algorithm'];
 
 /** tokenBucketPolicy derives a token bucket's policy from already validated options. */
@@ -46,13 +50,14 @@ export function tokenBucketPolicy(capacity: number, refillPerSecond: number, nam
   });
 }
 
-/** windowPolicy builds a sliding- or fixed-window policy from already validated options. */
-export function windowPolicy<A extends 'sliding-window' | 'fixed-window'>(
+const PREFIX: Record<WindowAlgorithm, string> = { 'sliding-window': 'sw', 'fixed-window': 'fw', 'sliding-log': 'sl' };
+
+/** windowPolicy builds a sliding-window, fixed-window or sliding-log policy from already validated options. */
+export function windowPolicy<A extends WindowAlgorithm>(
   algorithm: A,
   limit: number,
   windowMs: number,
   name?: string,
 ): WindowPolicy<A> {
-  const prefix = algorithm === 'sliding-window' ? 'sw' : 'fw';
-  return Object.freeze({ algorithm, name: name ?? `${prefix}-${limit}-${windowMs}`, limit, windowMs });
+  return Object.freeze({ algorithm, name: name ?? `${PREFIX[algorithm]}-${limit}-${windowMs}`, limit, windowMs });
 }

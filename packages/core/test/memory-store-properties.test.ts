@@ -24,7 +24,7 @@ import {
 } from '../src/index.js';
 import { emptyInstantOnly } from './mutants/empty-instant-eviction.js';
 import { earlyEmptySlidingWindow } from './mutants/window-defects.js';
-import { anyCase, caseWithHistory, fixedWindowCases, slidingWindowCases, tokenBucketCases } from './support/arbitraries.js';
+import { anyCase, caseWithHistory, fixedWindowCases, slidingLogCases, slidingWindowCases, tokenBucketCases } from './support/arbitraries.js';
 import type { Case } from './support/subjects.js';
 
 const strip = (d: Decision) => ({ allowed: d.allowed, remaining: d.remaining, retryAfterMs: d.retryAfterMs, resetAfterMs: d.resetAfterMs });
@@ -62,6 +62,8 @@ function referenceFill(policy: Policy, admitted: readonly Admission[], now: numb
     return tat > t ? (tat - t) / policy.capacity : 0;
   }
   const W = policy.windowMs;
+  // Sliding log: the units admitted less than W ago.
+  if (policy.algorithm === 'sliding-log') return admitted.filter((a) => a.at + W > now).reduce((n, a) => n + a.cost, 0) / policy.limit;
   const start = Math.floor(now / W) * W;
   const sum = (from: number) => admitted.filter((a) => a.at >= from && a.at < from + W).reduce((n, a) => n + a.cost, 0);
   if (policy.algorithm === 'fixed-window') return sum(start) / policy.limit;
@@ -147,6 +149,7 @@ describe('eviction order', () => {
     ['token bucket', tokenBucketCases],
     ['sliding window', slidingWindowCases],
     ['fixed window', fixedWindowCases],
+    ['sliding log', slidingLogCases],
   ])('matches the model for the %s: empty keys first, then the most room (fill, empty instant, age)', (_, cases) => {
     fc.assert(matchesModel(cases, () => undefined), { numRuns: 200 });
   });

@@ -17,8 +17,10 @@ import {
   MemoryStore,
   type Policy,
   type RateLimiter,
+  SlidingLogLimiter,
   SlidingWindowLimiter,
   type Store,
+  slidingLog,
   slidingWindow,
   TokenBucketLimiter,
   tokenBucket,
@@ -118,7 +120,7 @@ describe('eviction order', () => {
     expect([victim.allowed, victim.remaining, victim.evictions]).toEqual([false, 0, 3125]);
   });
 
-  it.each(['sliding-window', 'fixed-window'] as const)('catches, for the %s, an eviction that ranks by the empty instant alone (mutant)', (name) => {
+  it.each(['sliding-window', 'fixed-window', 'sliding-log'] as const)('catches, for the %s, an eviction that ranks by the empty instant alone (mutant)', (name) => {
     const victim = defaultFlood(name, emptyInstantOnly);
     expect([victim.allowed, victim.remaining]).toEqual([true, 4]);
   });
@@ -144,7 +146,7 @@ function floodLeavesVictimBlocked(name: keyof typeof VICTIMS, store: Store<'sync
 function defaultFlood(name: keyof typeof VICTIMS, wrap?: (a: Algorithm<Policy>) => Algorithm<Policy>) {
   const clock = new ManualClock(1_700_000_040_000);
   const limiter = VICTIMS[name](clock);
-  const algorithm = { 'token-bucket': tokenBucket, 'sliding-window': slidingWindow, 'fixed-window': fixedWindow }[name] as Algorithm<Policy>;
+  const algorithm = { 'token-bucket': tokenBucket, 'sliding-window': slidingWindow, 'fixed-window': fixedWindow, 'sliding-log': slidingLog(5) }[name] as Algorithm<Policy>;
   const binding = wrap === undefined ? bindingOf(limiter) : new MemoryStore().bind(wrap(algorithm), limiter.policy);
   const now = clock.now();
   while (binding.allow('login:victim', now, 1));
@@ -152,11 +154,12 @@ function defaultFlood(name: keyof typeof VICTIMS, wrap?: (a: Algorithm<Policy>) 
   return { ...binding.peek('login:victim', now, 1), evictions: binding.evictions };
 }
 
-/** The three algorithms at limit 5, each on a default MemoryStore unless given a store. */
+/** The four algorithms at limit 5, each on a default MemoryStore unless given a store. */
 const VICTIMS = {
   'token-bucket': (clock: ManualClock, store?: Store<'sync'>) => new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1, clock, ...(store && { store }) }),
   'sliding-window': (clock: ManualClock, store?: Store<'sync'>) => new SlidingWindowLimiter({ limit: 5, windowMs: 60_000, clock, ...(store && { store }) }),
   'fixed-window': (clock: ManualClock, store?: Store<'sync'>) => new FixedWindowLimiter({ limit: 5, windowMs: 60_000, clock, ...(store && { store }) }),
+  'sliding-log': (clock: ManualClock, store?: Store<'sync'>) => new SlidingLogLimiter({ limit: 5, windowMs: 60_000, clock, ...(store && { store }) }),
 };
 
 /** The limiters and a composite, each on its own default store. */

@@ -6,9 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fixedWindow, neverSatisfiable, slidingWindow } from '../src/index.js';
+import { fixedWindow, neverSatisfiable, slidingLog, slidingWindow } from '../src/index.js';
 import { floorRetryTokenBucket, lateRetry } from './mutants/retry-after.js';
-import { anyTarget, fixedWindowCases, slidingWindowCases, targetWithHistory, tokenBucketCases } from './support/arbitraries.js';
+import { anyTarget, fixedWindowCases, slidingLogCases, slidingWindowCases, targetWithHistory, tokenBucketCases } from './support/arbitraries.js';
 import { expectFigures } from './support/figures.js';
 import { type Target, bindAlgorithm, single } from './support/subjects.js';
 
@@ -60,5 +60,10 @@ describe('retryAfterMs', () => {
     const lateFixed = fixedWindowCases.map((c) => single(c, (x) => bindAlgorithm(x, lateRetry(fixedWindow) as never)));
     expect(fc.check(retryAfterIsExact(lateSliding)).failed).toBe(true);
     expect(fc.check(retryAfterIsExact(lateFixed)).failed).toBe(true);
+  });
+
+  it('catches a sliding log that promises one millisecond more than needed (mutant)', () => {
+    const lateLog = slidingLogCases.map((c) => single(c, (x) => bindAlgorithm(x, lateRetry(slidingLog(x.limit)) as never)));
+    expect(fc.check(retryAfterIsExact(lateLog)).failed).toBe(true);
   });
 });

@@ -6,15 +6,17 @@
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { type Algorithm, type Decision, ManualClock, type Policy, fixedWindow, slidingWindow, step, tokenBucket } from '../src/index.js';
+import { type Algorithm, type Decision, ManualClock, type Policy, fixedWindow, slidingLog, slidingWindow, step, tokenBucket } from '../src/index.js';
 import { anyCase, caseWithHistory } from './support/arbitraries.js';
 import { realSubject } from './support/subjects.js';
 
-const algorithms: Record<Policy['algorithm'], Algorithm<Policy>> = {
+const algorithms: Record<Exclude<Policy['algorithm'], 'sliding-log'>, Algorithm<Policy>> = {
   'token-bucket': tokenBucket as Algorithm<Policy>,
   'sliding-window': slidingWindow as Algorithm<Policy>,
   'fixed-window': fixedWindow as Algorithm<Policy>,
 };
+/** The sliding log's step is made for its limit (the ring's length is its state size). */
+const algorithmOf = (p: Policy) => (p.algorithm === 'sliding-log' ? (slidingLog(p.limit) as Algorithm<Policy>) : algorithms[p.algorithm]);
 const figures = (d: Decision) => `${d.allowed}/${d.remaining}/${d.retryAfterMs}/${d.resetAfterMs}`;
 
 describe('step', () => {
@@ -22,7 +24,7 @@ describe('step', () => {
     fc.assert(
       fc.property(caseWithHistory(anyCase, { keys: 2, maxLength: 50, oversize: true }), ({ c, start, moves }) => {
         const policy = c.create(new ManualClock()).policy;
-        const algorithm = algorithms[policy.algorithm];
+        const algorithm = algorithmOf(policy);
         const store = realSubject(c);
         const states = new Map<string, readonly number[] | undefined>();
         let now = start;

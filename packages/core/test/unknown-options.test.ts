@@ -10,10 +10,12 @@ import { describe, expect, it } from 'vitest';
 import {
   CompositeLimiter,
   FixedWindowLimiter,
+  GcraLimiter,
   type Limiter,
   ManualClock,
   MemoryStore,
   type Policy,
+  SlidingLogLimiter,
   SlidingWindowLimiter,
   TokenBucketLimiter,
   chooseLimiter,
@@ -26,7 +28,7 @@ import { expectThrow } from './support/expect-error.js';
 type Build = (options: Record<string, unknown>) => Limiter<Policy, 'sync'>;
 interface Subject {
   readonly owner: string;
-  readonly algorithm: 'token-bucket' | 'sliding-window' | 'fixed-window';
+  readonly algorithm: 'token-bucket' | 'sliding-window' | 'fixed-window' | 'sliding-log';
   readonly build: Build;
   readonly known: ReadonlySet<string>;
   /** A valid value for every option the limiter takes. */
@@ -56,6 +58,13 @@ const subjects: Subject[] = [
     known: WINDOW_OPTIONS,
     valid: { limit: 10, windowMs: 1000, ...common() },
   },
+  {
+    owner: 'SlidingLogLimiter',
+    algorithm: 'sliding-log',
+    build: (o) => new SlidingLogLimiter(o as never),
+    known: WINDOW_OPTIONS,
+    valid: { limit: 10, windowMs: 1000, ...common() },
+  },
 ];
 const required = (s: Subject) => (s.algorithm === 'token-bucket' ? ['capacity', 'refillPerSecond'] : ['limit', 'windowMs']);
 const pick = (o: Record<string, unknown>, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
@@ -73,6 +82,9 @@ describe('a misspelt option', () => {
     ['FixedWindowLimiter', 'names', () => new FixedWindowLimiter({ limit: 10, windowMs: 1000, names: 'api' } as never)],
     ['FixedWindowLimiter', 'limits', () => new FixedWindowLimiter({ limits: 10, windowMs: 1000 } as never)],
     ['FixedWindowLimiter', 'max', () => new FixedWindowLimiter({ limit: 10, windowMs: 1000, max: 10 } as never)],
+    ['SlidingLogLimiter', 'window', () => new SlidingLogLimiter({ limit: 10, windowMs: 1000, window: 1000 } as never)],
+    ['GcraLimiter', 'capacity', () => new GcraLimiter({ emissionIntervalMs: 100, burst: 10, capacity: 10 } as never)],
+    ['GcraLimiter', 'tolerance', () => new GcraLimiter({ emissionIntervalMs: 100, burst: 10, tolerance: 900 } as never)],
   ];
 
   it.each(table)('%s refuses "%s" by name, as a TypeError', (owner, option, build) => {

@@ -9,9 +9,11 @@ import { describe, expect, it } from 'vitest';
 import {
   CompositeLimiter,
   FixedWindowLimiter,
+  GcraLimiter,
   ManualClock,
   MemoryStore,
   type RateLimiter,
+  SlidingLogLimiter,
   SlidingWindowLimiter,
   TokenBucketLimiter,
 } from '../src/index.js';
@@ -113,6 +115,33 @@ const constructors: [string, Ctor, Record<string, unknown>, Case[]][] = [
     { limit: 10, windowMs: 1000 },
     [...positiveInteger('FixedWindowLimiter', 'limit'), ...positiveInteger('FixedWindowLimiter', 'windowMs'), ...common('FixedWindowLimiter')],
   ],
+  [
+    'SlidingLogLimiter',
+    (o) => new SlidingLogLimiter(o as never),
+    { limit: 10, windowMs: 1000 },
+    [
+      ...positiveInteger('SlidingLogLimiter', 'limit'),
+      { option: 'limit', value: 10_001, error: RangeError, message: 'SlidingLogLimiter: limit must be a positive integer of at most 10000 (the log keeps one instant per unit), got 10001' },
+      ...positiveInteger('SlidingLogLimiter', 'windowMs'),
+      ...common('SlidingLogLimiter'),
+    ],
+  ],
+  [
+    'GcraLimiter',
+    (o) => new GcraLimiter(o as never),
+    { emissionIntervalMs: 500, burst: 10 },
+    [
+      ...positiveInteger('GcraLimiter', 'burst'),
+      { option: 'emissionIntervalMs', value: Number.NaN, error: RangeError, message: 'GcraLimiter: emissionIntervalMs must be a finite number > 0, got NaN' },
+      { option: 'emissionIntervalMs', value: 0, error: RangeError, message: 'GcraLimiter: emissionIntervalMs must be a finite number > 0, got 0' },
+      { option: 'emissionIntervalMs', value: -5, error: RangeError, message: 'GcraLimiter: emissionIntervalMs must be a finite number > 0, got -5' },
+      { option: 'emissionIntervalMs', value: Infinity, error: RangeError, message: 'GcraLimiter: emissionIntervalMs must be a finite number > 0, got Infinity' },
+      { option: 'emissionIntervalMs', value: 1e-4, error: RangeError, message: 'GcraLimiter: emissionIntervalMs must be at least 0.001 (at most 1e6 per second), got 0.0001' },
+      { option: 'emissionIntervalMs', value: 2 ** 50, error: RangeError, message: `GcraLimiter: emissionIntervalMs must be at most ${2 ** 52 / 10} for burst 10 (a full refill within 2^52 ms), got ${2 ** 50}` },
+      { option: 'emissionIntervalMs', value: '500', error: TypeError, message: 'GcraLimiter: emissionIntervalMs must be a finite number > 0, got "500"' },
+      ...common('GcraLimiter'),
+    ],
+  ],
   ['MemoryStore', (o) => new MemoryStore(o), {}, positiveInteger('MemoryStore', 'maxKeys').filter((c) => c.value !== undefined)],
 ];
 
@@ -199,6 +228,8 @@ describe('call-time validation', () => {
     ['TokenBucketLimiter', (clock) => new TokenBucketLimiter({ capacity: 3, refillPerSecond: 1, clock })],
     ['SlidingWindowLimiter', (clock) => new SlidingWindowLimiter({ limit: 3, windowMs: 1000, clock })],
     ['FixedWindowLimiter', (clock) => new FixedWindowLimiter({ limit: 3, windowMs: 1000, clock })],
+    ['SlidingLogLimiter', (clock) => new SlidingLogLimiter({ limit: 3, windowMs: 1000, clock })],
+    ['GcraLimiter', (clock) => new GcraLimiter({ emissionIntervalMs: 1000, burst: 3, clock })],
     ['CompositeLimiter', (clock) => new CompositeLimiter([new TokenBucketLimiter({ capacity: 3, refillPerSecond: 1, clock }), new FixedWindowLimiter({ limit: 9, windowMs: 60_000, clock })])],
   ];
   const costs: [unknown, typeof RangeError | typeof TypeError, string][] = [

@@ -35,7 +35,7 @@ export interface Backend {
 
 /**
  * scriptParams is a policy's two parameters, as JavaScript's String(number): capacity and refill
- * interval for a token bucket, window and limit for the windows.
+ * interval for a token bucket, window and limit for the windows and the sliding log.
  */
 export function scriptParams(policy: Policy): readonly [string, string] {
   return policy.algorithm === 'token-bucket' ? [String(policy.capacity), String(policy.intervalMs)] : [String(policy.windowMs), String(policy.limit)];

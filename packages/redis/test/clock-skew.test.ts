@@ -23,6 +23,7 @@ const SPECS: readonly Spec[] = [
   { algorithm: 'token-bucket', capacity: LIMIT, refillPerSecond: 1e-6 },
   { algorithm: 'sliding-window', limit: LIMIT, windowMs: 1e12 },
   { algorithm: 'fixed-window', limit: LIMIT, windowMs: 1e12 },
+  { algorithm: 'sliding-log', limit: LIMIT, windowMs: 1e12 },
 ];
 
 let server: RedisServer;

@@ -3,14 +3,14 @@
  * same random histories (fast-check) run on the memory store and on Redis in client time, with the
  * same ManualClock, and every decision must be identical, field for field and bit for bit (-0 and
  * fractional figures included): for each algorithm and for composites, through ioredis and node-redis.
- * Two classic porting mistakes (test/mutants/rewritten-scripts-client.ts) must be caught by the same
+ * Four classic porting mistakes (test/mutants/rewritten-scripts-client.ts) must be caught by the same
  * property.
  */
-import { CompositeLimiter, ManualClock, MemoryStore, type RateLimiter } from '@ratekeeper/core';
+import { CompositeLimiter, GcraLimiter, ManualClock, MemoryStore, type RateLimiter } from '@ratekeeper/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FailureInfo, RedisStore } from '../src/index.js';
-import { LOSSY_STATE, TRUNCATED_REPLY, rewrittenScripts } from './mutants/rewritten-scripts-client.js';
+import { FORGETFUL_LOG, LATE_LOG_BOUNDARY, LOSSY_STATE, TRUNCATED_REPLY, rewrittenScripts } from './mutants/rewritten-scripts-client.js';
 import { CLIENT_KINDS, type ClientKind, client, closeAll, ioredis } from './support/clients.js';
 import { type Spec, type Step, makeLimiter, nextInstant, specs, startInstant, steps } from './support/histories.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
@@ -78,13 +78,13 @@ function property(members: fc.Arbitrary<Spec[]>, kind: ClientKind | 'mutant') {
 }
 
 const composites = fc
-  .subarray([specs['token-bucket'], specs['sliding-window'], specs['fixed-window']], { minLength: 2 })
+  .subarray([specs['token-bucket'], specs['sliding-window'], specs['fixed-window'], specs['sliding-log']], { minLength: 2 })
   .chain((arbs) => fc.tuple(...arbs))
   .map((members) => members as Spec[]);
 
 describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
   for (const kind of CLIENT_KINDS) {
-    for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window'] as const) {
+    for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window', 'sliding-log'] as const) {
       it(`gives identical ${algorithm} decisions on memory and on Redis through ${kind}`, async () => {
         await fc.assert(property(specs[algorithm].map((s) => [s as Spec]), kind), { numRuns: RUNS });
       });
@@ -105,13 +105,47 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
     }
   });
 
-  for (const [name, rewrite] of [['state stored in single precision', LOSSY_STATE], ['figures returned as Lua numbers', TRUNCATED_REPLY]] as const) {
+  const mutants = [
+    ['state stored in single precision', LOSSY_STATE, 'token-bucket'],
+    ['figures returned as Lua numbers', TRUNCATED_REPLY, 'token-bucket'],
+    ['a sliding-log boundary off by one', LATE_LOG_BOUNDARY, 'sliding-log'],
+    ['a sliding log that forgets the units still inside its window', FORGETFUL_LOG, 'sliding-log'],
+  ] as const;
+  for (const [name, rewrite, algorithm] of mutants) {
     it(`catches a port with ${name}`, async () => {
       const mutant = new RedisStore({ client: rewrittenScripts(ioredis(server.port), rewrite), time: 'client', timeoutMs: 5000 });
       stores.set('mutant', mutant);
-      await expect(fc.assert(property(specs['token-bucket'].map((s) => [s as Spec]), 'mutant'), { numRuns: 200 })).rejects.toThrow();
+      await expect(fc.assert(property(specs[algorithm].map((s) => [s as Spec]), 'mutant'), { numRuns: 200 })).rejects.toThrow();
     });
   }
+
+  it('decides GcraLimiter as memory does with an emission interval whose rate does not round-trip (T = 1445 ms)', async () => {
+    const T = 1445; // 1000 / (1000 / 1445) !== 1445: the policy must carry T itself to Redis
+    for (const kind of CLIENT_KINDS) {
+      const clock = new ManualClock(1_700_000_000_000);
+      const memory = new GcraLimiter({ emissionIntervalMs: T, burst: 3, clock, name: `gcra-${kind}` });
+      const redis = new GcraLimiter({ emissionIntervalMs: T, burst: 3, clock, store: stores.get(kind) as RedisStore, name: `gcra-${kind}` });
+      const key = `gcra-run${run++}`;
+      for (const dt of [0, 0, 0, 0, T - 1, 1, 0, 3 * T - 1, 1, 0, 0, 0]) {
+        clock.advance(dt);
+        expect(await redis.consume(key), `at +${dt}`).toEqual(memory.consume(key));
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('keeps each sliding-log key within 8 bytes per unit of its limit', async () => {
+    const redis = ioredis(server.port);
+    const sizes: [string, number, number][] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', 'rk:sl-*', 'COUNT', 1000);
+      cursor = next;
+      for (const key of keys) sizes.push([key, await redis.strlen(key), 8 * Number(/^rk:sl-(\d+)-/.exec(key)?.[1])]);
+    } while (cursor !== '0');
+    expect(sizes.length).toBeGreaterThan(10);
+    expect(sizes.filter(([, bytes, most]) => !(bytes >= 8 && bytes <= most && bytes % 8 === 0))).toEqual([]);
+  });
 
   it('leaves no key without a TTL', async () => {
     expect(await immortalKeys(ioredis(server.port))).toEqual([]);

@@ -27,6 +27,7 @@ const SPECS: readonly Spec[] = [
   { algorithm: 'token-bucket', capacity: LIMIT, refillPerSecond: 1e-6 },
   { algorithm: 'sliding-window', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
   { algorithm: 'fixed-window', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
+  { algorithm: 'sliding-log', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
 ];
 
 let server: RedisServer;

@@ -5,18 +5,19 @@
  *
  * - 'token-bucket' (the default): capacity 60, refillPerSecond 1 — bursts of 60, then 1 per second;
  * - 'sliding-window': limit 60 per windowMs 60,000;
- * - 'fixed-window': limit 60 per windowMs 60,000.
+ * - 'fixed-window': limit 60 per windowMs 60,000;
+ * - 'sliding-log': limit 60 per windowMs 60,000, exact over any rolling minute (61 numbers per key).
  *
  * Giving both `limiter` and shorthand options is an error, as is a shorthand option that the chosen
  * algorithm does not take (a silent ignore would hide a typo'd limit).
  */
 import type { Clock } from '../clock.js';
 import type { RateLimiter } from '../limiter.js';
-import { FixedWindowLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '../limiters.js';
+import { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '../limiters.js';
 import type { Store } from '../store.js';
 import { describeValue } from '../validate.js';
 
-export type AlgorithmShorthand = 'token-bucket' | 'sliding-window' | 'fixed-window';
+export type AlgorithmShorthand = 'token-bucket' | 'sliding-window' | 'fixed-window' | 'sliding-log';
 
 export interface LimiterChoice {
   /** A ready limiter; when given, no shorthand option may be. */
@@ -36,6 +37,7 @@ const OWN: Record<AlgorithmShorthand, readonly string[]> = {
   'token-bucket': ['capacity', 'refillPerSecond'],
   'sliding-window': ['limit', 'windowMs'],
   'fixed-window': ['limit', 'windowMs'],
+  'sliding-log': ['limit', 'windowMs'],
 };
 /** Every shorthand option name (the plan accepts them; each limiter takes its own, see limiters.ts). */
 export const SHORTHAND = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'] as const;
@@ -60,7 +62,7 @@ export function chooseLimiter(owner: string, o: LimiterChoice): RateLimiter {
   const algorithm = o.algorithm ?? 'token-bucket';
   const own = Object.hasOwn(OWN, algorithm) ? OWN[algorithm] : undefined;
   if (own === undefined) {
-    throw new TypeError(`${owner}: algorithm must be 'token-bucket', 'sliding-window' or 'fixed-window', got ${describeValue(algorithm)}`);
+    throw new TypeError(`${owner}: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window' or 'sliding-log', got ${describeValue(algorithm)}`);
   }
   const stray = ['capacity', 'refillPerSecond', 'limit', 'windowMs'].find((k) => o[k as keyof LimiterChoice] !== undefined && !own.includes(k));
   if (stray !== undefined) throw new TypeError(`${owner}: ${stray} does not apply to algorithm '${algorithm}'`);
@@ -69,5 +71,6 @@ export function chooseLimiter(owner: string, o: LimiterChoice): RateLimiter {
     return new TokenBucketLimiter({ capacity: o.capacity ?? 60, refillPerSecond: o.refillPerSecond ?? 1, ...common });
   }
   const windowed = { limit: o.limit ?? 60, windowMs: o.windowMs ?? 60_000, ...common };
+  if (algorithm === 'sliding-log') return new SlidingLogLimiter(windowed);
   return algorithm === 'sliding-window' ? new SlidingWindowLimiter(windowed) : new FixedWindowLimiter(windowed);
 }

@@ -11,6 +11,7 @@ import {
   type LimiterChoice,
   ManualClock,
   MemoryStore,
+  SlidingLogLimiter,
   SlidingWindowLimiter,
   TokenBucketLimiter,
   chooseLimiter,
@@ -31,19 +32,22 @@ describe('chooseLimiter defaults', () => {
   it.each([
     ['sliding-window', SlidingWindowLimiter],
     ['fixed-window', FixedWindowLimiter],
+    ['sliding-log', SlidingLogLimiter],
   ] as const)('builds a %s of 60 per 60,000 ms', (algorithm, type) => {
     const limiter = choose({ algorithm });
     expect(limiter).toBeInstanceOf(type);
-    expect(limiter.policies).toEqual([{ algorithm, name: algorithm === 'sliding-window' ? 'sw-60-60000' : 'fw-60-60000', limit: 60, windowMs: 60_000 }]);
+    const prefix = { 'sliding-window': 'sw', 'fixed-window': 'fw', 'sliding-log': 'sl' }[algorithm];
+    expect(limiter.policies).toEqual([{ algorithm, name: `${prefix}-60-60000`, limit: 60, windowMs: 60_000 }]);
   });
 
-  it.each(['token-bucket', 'sliding-window', 'fixed-window'] as const)('admits exactly 60 at one instant by default (%s), then waits', (algorithm) => {
+  it.each(['token-bucket', 'sliding-window', 'fixed-window', 'sliding-log'] as const)('admits exactly 60 at one instant by default (%s), then waits', (algorithm) => {
     const clock = new ManualClock(1_700_000_040_000);
     const limiter = choose({ algorithm, clock });
     const admitted = Array.from({ length: 100 }, () => limiter.consume('k')).filter((d) => (d as { allowed: boolean }).allowed).length;
     expect(admitted).toBe(60);
-    // A token in 1 s; the next fixed window; the next window once 1/60 of it has slid past the full one.
-    const wait = { 'token-bucket': 1000, 'fixed-window': 60_000, 'sliding-window': 61_000 }[algorithm];
+    // A token in 1 s; the next fixed window; the next window once 1/60 of it has slid past the full one;
+    // the log's oldest entry a full minute later.
+    const wait = { 'token-bucket': 1000, 'fixed-window': 60_000, 'sliding-window': 61_000, 'sliding-log': 60_000 }[algorithm];
     expect(limiter.consume('k')).toMatchObject({ allowed: false, retryAfterMs: wait });
   });
 
@@ -56,6 +60,7 @@ describe('chooseLimiter defaults', () => {
     expect(choose({ refillPerSecond: 4 }).policies[0]).toMatchObject({ capacity: 60, refillPerSecond: 4 });
     expect(choose({ algorithm: 'sliding-window', limit: 100, windowMs: 1000 }).policies[0]).toMatchObject({ limit: 100, windowMs: 1000 });
     expect(choose({ algorithm: 'fixed-window', windowMs: 1000 }).policies[0]).toMatchObject({ limit: 60, windowMs: 1000 });
+    expect(choose({ algorithm: 'sliding-log', limit: 7 }).policies[0]).toMatchObject({ algorithm: 'sliding-log', limit: 7, windowMs: 60_000 });
   });
 
   it('never changes the caller’s options', () => {
@@ -107,7 +112,7 @@ describe('chooseLimiter refusals', () => {
     [true, 'true'],
     [{}, 'an object'],
   ])('refuses algorithm %o, naming it', (algorithm, shown) => {
-    expect(() => choose({ algorithm })).toThrowError(new TypeError(`rateLimit: algorithm must be 'token-bucket', 'sliding-window' or 'fixed-window', got ${shown}`));
+    expect(() => choose({ algorithm })).toThrowError(new TypeError(`rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window' or 'sliding-log', got ${shown}`));
   });
 
   it.each(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'])('refuses %s: null rather than reading it as the default', (option) => {

@@ -5,7 +5,7 @@
  * and long idles all occur.
  */
 import fc from 'fast-check';
-import { type Case, type Target, composite, fixedWindowCase, single, slidingWindowCase, tokenBucketCase } from './subjects.js';
+import { type Case, type Target, composite, fixedWindowCase, single, slidingLogCase, slidingWindowCase, tokenBucketCase } from './subjects.js';
 
 /** Fractional and awkward rates on purpose (1/3 and 0.769… have no exact binary interval), and the extremes. */
 const refillRate = fc.oneof(
@@ -22,7 +22,8 @@ const windowShape = fc.record({ limit: fc.integer({ min: 1, max: 10 }), windowMs
 
 export const slidingWindowCases = windowShape.map(({ limit, windowMs: w }) => slidingWindowCase(limit, w));
 export const fixedWindowCases = windowShape.map(({ limit, windowMs: w }) => fixedWindowCase(limit, w));
-export const anyCase = fc.oneof(tokenBucketCases, slidingWindowCases, fixedWindowCases);
+export const slidingLogCases = windowShape.map(({ limit, windowMs: w }) => slidingLogCase(limit, w));
+export const anyCase = fc.oneof(tokenBucketCases, slidingWindowCases, fixedWindowCases, slidingLogCases);
 
 /** An epoch instant between 2020 and 2030. */
 export const startInstant = fc.integer({ min: 1_577_836_800_000, max: 1_893_456_000_000 });

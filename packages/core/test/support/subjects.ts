@@ -18,6 +18,7 @@ import {
   type Policy,
   type RateLimiter,
   SlidingWindowLimiter,
+  SlidingLogLimiter,
   type Store,
   TokenBucketLimiter,
 } from '../../src/index.js';
@@ -73,6 +74,15 @@ export function fixedWindowCase(limit: number, windowMs: number): Case {
     limit,
     scaleMs: windowMs,
     create: (clock, store) => new FixedWindowLimiter(store ? { limit, windowMs, clock, store } : { limit, windowMs, clock }),
+  });
+}
+
+export function slidingLogCase(limit: number, windowMs: number): Case {
+  return labelled({
+    label: `sliding log L=${limit} W=${windowMs}ms`,
+    limit,
+    scaleMs: windowMs,
+    create: (clock, store) => new SlidingLogLimiter(store ? { limit, windowMs, clock, store } : { limit, windowMs, clock }),
   });
 }
 

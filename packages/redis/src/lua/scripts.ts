@@ -9,7 +9,7 @@
  *   ARGV       client time only: `now` in epoch ms as JavaScript's String(number); then the cost,
  *              negative for a peek (decide, record nothing); then each policy's two parameters
  *              (String(number)), in key order: capacity and refill interval (ms) for a token
- *              bucket, window (ms) and limit for the windows.
+ *              bucket, window (ms) and limit for the windows and the sliding log.
  * Reply: four values per policy: allowed (1/0), remaining, retryAfterMs, resetAfterMs. Each number is
  * an integer reply when it is a safe integer other than -0, else a %.17g string ('inf' for Infinity),
  * because Redis truncates a Lua number to an integer on the way out. An admission with the usual
@@ -24,6 +24,7 @@
 import { createHash } from 'node:crypto';
 import type { AlgorithmName } from '@ratekeeper/core';
 import { FIXED_WINDOW_LUA } from './fixed-window.js';
+import { SLIDING_LOG_LUA } from './sliding-log.js';
 import { SLIDING_WINDOW_LUA } from './sliding-window.js';
 import { prelude } from './prelude.js';
 import { TOKEN_BUCKET_LUA } from './token-bucket.js';
@@ -67,6 +68,7 @@ export const STEPS = {
   'token-bucket': { name: 'tb', source: TOKEN_BUCKET_LUA },
   'sliding-window': { name: 'sw', source: SLIDING_WINDOW_LUA },
   'fixed-window': { name: 'fw', source: FIXED_WINDOW_LUA },
+  'sliding-log': { name: 'sl', source: SLIDING_LOG_LUA },
 } as const;
 
 /** singleScript is the script deciding one policy of `algorithm`. */

@@ -4,7 +4,11 @@
  * must catch each rewrite below, the traps a port falls into:
  *   - LOSSY_STATE stores the token bucket's state in single precision (4 bytes), the way a port that
  *     keeps state in a lossy format (floats, %.14g text) loses the fraction of its instants;
- *   - TRUNCATED_REPLY returns figures as Lua numbers, which Redis truncates to integers.
+ *   - TRUNCATED_REPLY returns figures as Lua numbers, which Redis truncates to integers;
+ *   - LATE_LOG_BOUNDARY keeps a sliding-log unit inside the window at exactly t + W (`<` for `<=`), the
+ *     off-by-one a port of a rolling window makes at its boundary;
+ *   - FORGETFUL_LOG writes back only the units it adds, dropping those still inside the window with
+ *     the ones that left (the slip of trimming the log by the wrong count).
  */
 import { scriptBySha } from '../../src/lua/scripts.js';
 
@@ -14,6 +18,10 @@ interface CallClient {
 
 export const LOSSY_STATE = (source: string) => source.replaceAll("'<d'", "'<f'").replace('#raw ~= 8', '#raw ~= 4');
 export const TRUNCATED_REPLY = (source: string) => source.replace('local function num(x)', 'local function num(x) do return x end');
+
+export const LATE_LOG_BOUNDARY = (source: string) =>
+  source.replace('sl_entry(raw, n, L, mid) + W <= at', 'sl_entry(raw, n, L, mid) + W < at').replace('if nth + W > at then', 'if nth + W >= at then');
+export const FORGETFUL_LOG = (source: string) => source.replace('if inside > 0 then kept = string.sub(raw, 8 * (n - inside) + 1) end', '');
 
 export function rewrittenScripts(client: CallClient, rewrite: (source: string) => string): CallClient {
   return {

@@ -16,6 +16,7 @@ import {
   type Limiter,
   type Mode,
   type Policy,
+  SlidingLogLimiter,
   SlidingWindowLimiter,
   type Store,
   TokenBucketLimiter,
@@ -26,7 +27,7 @@ export const MARGIN_MS = 1000;
 
 export type Spec =
   | { readonly algorithm: 'token-bucket'; readonly capacity: number; readonly refillPerSecond: number }
-  | { readonly algorithm: 'sliding-window' | 'fixed-window'; readonly limit: number; readonly windowMs: number };
+  | { readonly algorithm: 'sliding-window' | 'fixed-window' | 'sliding-log'; readonly limit: number; readonly windowMs: number };
 
 /** Rates of at most 1 per second keep every token-bucket TTL at MARGIN_MS or more. */
 const refill = fc.oneof(fc.constantFrom(1, 0.5, 1 / 3, 0.3, 0.07, 0.013), fc.double({ min: 0.001, max: 1, noNaN: true }));
@@ -40,6 +41,7 @@ export const specs = {
     limit: fc.integer({ min: 1, max: 12 }),
     windowMs: windowMs.map((w) => w + MARGIN_MS),
   }),
+  'sliding-log': fc.record({ algorithm: fc.constant('sliding-log' as const), limit: fc.integer({ min: 1, max: 12 }), windowMs }),
 };
 
 export function limitOf(spec: Spec): number {
@@ -54,6 +56,7 @@ export function makeLimiter<M extends Mode>(spec: Spec, store: Store<M>, clock: 
   const common = name === undefined ? { store, clock } : { store, clock, name };
   if (spec.algorithm === 'token-bucket') return new TokenBucketLimiter<M>({ ...common, capacity: spec.capacity, refillPerSecond: spec.refillPerSecond });
   if (spec.algorithm === 'sliding-window') return new SlidingWindowLimiter<M>({ ...common, limit: spec.limit, windowMs: spec.windowMs });
+  if (spec.algorithm === 'sliding-log') return new SlidingLogLimiter<M>({ ...common, limit: spec.limit, windowMs: spec.windowMs });
   return new FixedWindowLimiter<M>({ ...common, limit: spec.limit, windowMs: spec.windowMs });
 }
 
@@ -69,6 +72,7 @@ function clockStep(scaleMs: number): fc.Arbitrary<number> {
     { arbitrary: fc.constant(0), weight: 4 },
     { arbitrary: fc.integer({ min: 1, max: Math.ceil(scaleMs / 8) }), weight: 3 },
     { arbitrary: fc.integer({ min: 1, max: Math.ceil(2 * scaleMs) }), weight: 2 },
+    { arbitrary: fc.constant(Math.ceil(scaleMs)), weight: 1 }, // exactly one window or refill later: the boundary
     { arbitrary: fc.integer({ min: -Math.ceil(scaleMs), max: -1 }), weight: 1 },
   );
 }

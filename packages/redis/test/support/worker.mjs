@@ -5,7 +5,7 @@
  * how many were admitted, their cost per key, and every failure. Plain JavaScript, so that it starts
  * without a TypeScript loader.
  */
-import { CompositeLimiter, FixedWindowLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import { CompositeLimiter, FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { RedisStore } from '../../dist/esm/index.js';
@@ -54,6 +54,7 @@ function member(spec, store, clock) {
   const o = { store, clock };
   if (spec.algorithm === 'token-bucket') return new TokenBucketLimiter({ ...o, capacity: spec.capacity, refillPerSecond: spec.refillPerSecond });
   if (spec.algorithm === 'sliding-window') return new SlidingWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
+  if (spec.algorithm === 'sliding-log') return new SlidingLogLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
   return new FixedWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
 }
 

@@ -1,0 +1,36 @@
+/**
+ * MUTANTS of reserve, each the real one with a single defect:
+ * - `queueJumpingReserve` books at now + retryAfterMs, ignoring the bookings ahead on the key: a small
+ *   request slips in before a large one booked earlier (and, on the windows, goes before the instant
+ *   its booking is recorded at);
+ * - `eagerCancelReserve` restores the state from before the reservation even when later bookings were
+ *   computed with its units spent (giving back units that are no longer its to give).
+ */
+import { type Limiter, type MemoryBinding, type Policy, type Reservation, reserve } from '../../src/index.js';
+
+export type ReserveFn = (limiter: Limiter<Policy, 'sync'>, key: string, cost: number) => Reservation;
+
+export const queueJumpingReserve: ReserveFn = (limiter, key, cost) => {
+  const binding = limiter.binding as MemoryBinding;
+  const now = limiter.clock.now();
+  const seen = binding.peek(key, now, cost);
+  if (seen.retryAfterMs === Infinity) return reserve(limiter, key, cost);
+  const at = now + seen.retryAfterMs;
+  const decision = binding.consume(key, at, cost);
+  return { ok: decision.allowed, delayMs: at - now, at, decision, cancel: () => false };
+};
+
+export const eagerCancelReserve: ReserveFn = (limiter, key, cost) => {
+  const binding = limiter.binding as MemoryBinding;
+  const before = binding.snapshot(key);
+  const r = reserve(limiter, key, cost);
+  if (!r.ok) return r;
+  return {
+    ...r,
+    cancel: () => {
+      if (limiter.clock.now() >= r.at) return false;
+      binding.restore(key, before, limiter.clock.now());
+      return true;
+    },
+  };
+};

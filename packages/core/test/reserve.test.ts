@@ -1,0 +1,217 @@
+/**
+ * reserve and wait on the memory store: never early (the granted requests, replayed at their instants
+ * on a fresh limiter, are all admitted), first come first served per key, a failed reservation and a
+ * cancelled one leave no trace, a cost above the limit fails at once; wait resolves at the booked
+ * instant and rejects at once when it never could, or when aborted. Fake timers, no sleeping.
+ */
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  ManualClock,
+  type MemoryBinding,
+  type Reservation,
+  SlidingLogLimiter,
+  TokenBucketLimiter,
+  WaitError,
+  reserve,
+  wait,
+} from '../src/index.js';
+import { type ReserveFn, eagerCancelReserve, queueJumpingReserve } from './mutants/reserve-defects.js';
+import { AsyncMemoryStore } from './support/async-store.js';
+import { anyCase, clockStep, costFor, startInstant } from './support/arbitraries.js';
+import type { Case } from './support/subjects.js';
+
+const T0 = 1_700_000_000_000;
+const real: ReserveFn = (limiter, key, cost) => reserve(limiter, key, cost);
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('reserve', () => {
+  it('books each request at the first instant it may go, in arrival order, on a bucket of 2 at 1 per second', () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, clock });
+    const delays = [1, 1, 1, 1].map(() => reserve(limiter, 'k').delayMs);
+    expect(delays).toEqual([0, 0, 1000, 2000]);
+    expect(reserve(limiter, 'k', 3)).toMatchObject({ ok: false, delayMs: Infinity, decision: { retryAfterMs: Infinity } });
+    expect(reserve(limiter, 'k', 1, { maxWaitMs: 2999 })).toMatchObject({ ok: false, decision: { retryAfterMs: 3000 } });
+    expect(reserve(limiter, 'k').delayMs).toBe(3000); // the failures left no trace
+  });
+
+  it('serves first come first: a small request waits behind a large one booked before it', () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1, clock });
+    expect(reserve(limiter, 'k', 5).delayMs).toBe(0);
+    expect(reserve(limiter, 'k', 5).delayMs).toBe(5000);
+    expect(reserve(limiter, 'k', 1).delayMs).toBe(6000);
+  });
+
+  it('never sends a request before its window: the sliding log books the next one when the oldest leaves', () => {
+    const clock = new ManualClock(T0);
+    const limiter = new SlidingLogLimiter({ limit: 2, windowMs: 1000, clock });
+    expect([0, 0, 0, 0, 0].map(() => reserve(limiter, 'k').delayMs)).toEqual([0, 0, 1000, 1000, 2000]);
+  });
+
+  it('cancel gives the units back before the instant when nothing was booked since, and not otherwise', () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
+    reserve(limiter, 'k');
+    const second = reserve(limiter, 'k');
+    expect(second.delayMs).toBe(1000);
+    expect(second.cancel()).toBe(true);
+    expect(second.cancel()).toBe(false);
+    const third = reserve(limiter, 'k');
+    expect(third.delayMs).toBe(1000);
+    const fourth = reserve(limiter, 'k');
+    expect(third.cancel()).toBe(false); // the fourth was booked with the third's unit spent
+    clock.advance(2000);
+    expect(fourth.cancel()).toBe(false); // its instant has come
+  });
+
+  it('refuses a limiter on another store, a bad key, cost or maxWaitMs', () => {
+    const remote = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, store: new AsyncMemoryStore() });
+    expect(() => reserve(remote as never, 'k')).toThrowError(new TypeError('reserve: limiter must be a single-policy limiter on a MemoryStore, got an object'));
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 });
+    expect(() => reserve(limiter, 5 as never)).toThrowError(new TypeError('reserve: key must be a string, got 5'));
+    expect(() => reserve(limiter, 'k', 0)).toThrowError(new RangeError('reserve: cost must be a positive integer, got 0'));
+    expect(() => reserve(limiter, 'k', 1, { maxWaitMs: -1 })).toThrowError(new RangeError('reserve: maxWaitMs must be a number >= 0, got -1'));
+    expect(() => reserve(limiter, 'k', 1, { maxWaitMs: '5' as never })).toThrowError(new TypeError('reserve: maxWaitMs must be a number >= 0, got "5"'));
+    const broken = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock: { now: () => Number.NaN } });
+    expect(() => reserve(broken, 'k')).toThrowError(new RangeError('reserve: clock.now() must return a finite number of epoch milliseconds, got NaN'));
+  });
+
+  it('wait rejects, never throws, for a refused call', async () => {
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 });
+    const refused = wait(limiter, 'k', 0);
+    expect(refused).toBeInstanceOf(Promise);
+    await expect(refused).rejects.toThrowError(new RangeError('reserve: cost must be a positive integer, got 0'));
+  });
+});
+
+interface Granted {
+  readonly order: number;
+  readonly at: number;
+  readonly cost: number;
+  readonly r: Reservation;
+  cancelled: boolean;
+}
+
+/**
+ * scheduleHolds: random reservations (some with a maxWaitMs), cancels of earlier ones and clock moves,
+ * for every algorithm. Then: (never early) the live granted requests, replayed in booking order at
+ * their instants on a fresh limiter, are all admitted; (first come first served) their instants never
+ * decrease in booking order; (no trace) a failed reservation and a refused cancel leave the key's
+ * state as it was, and a cancel is refused whenever something was booked after it.
+ */
+function scheduleHolds(reserveFn: ReserveFn) {
+  const op = (c: Case) =>
+    fc.oneof(
+      { arbitrary: fc.record({ kind: fc.constant('reserve' as const), cost: costFor(c.limit, true), maxWaitMs: fc.option(fc.integer({ min: 0, max: 2 * c.scaleMs }), { nil: undefined }) }), weight: 5 },
+      { arbitrary: fc.record({ kind: fc.constant('cancel' as const), which: fc.nat() }), weight: 2 },
+      { arbitrary: fc.record({ kind: fc.constant('move' as const), dt: clockStep(c.scaleMs) }), weight: 2 },
+    );
+  const arb = anyCase.chain((c) => fc.record({ c: fc.constant(c), start: startInstant, ops: fc.array(op(c), { minLength: 1, maxLength: 40 }) }));
+  return fc.property(arb, ({ c, start, ops }) => {
+    const clock = new ManualClock(start);
+    const limiter = c.create(clock);
+    const binding = limiter.binding as MemoryBinding;
+    const granted: Granted[] = [];
+    let order = 0;
+    /** Books a full limit of unit requests, so that units a cancel wrongly handed back get booked twice. */
+    const fill = () => {
+      for (let n = 0; n <= c.limit; n++) {
+        const r = reserveFn(limiter, 'k', 1);
+        if (r.ok) granted.push({ order: order++, at: r.at, cost: 1, r, cancelled: false });
+      }
+    };
+    for (const [i, o] of ops.entries()) {
+      if (o.kind === 'move') clock.advance(o.dt);
+      else if (o.kind === 'cancel') {
+        const g = granted[granted.length - 1 - (o.which % 3)]; // one of the last three: most likely still ahead
+        if (g === undefined) continue;
+        const before = binding.snapshot('k');
+        const later = granted.filter((x) => x.order > g.order && !x.cancelled).length;
+        if (g.r.cancel()) {
+          if (later > 0 && reserveFn === real) throw new Error(`step ${i}: cancelled a reservation with ${later} booked after it`);
+          g.cancelled = true;
+          fill();
+        } else if (JSON.stringify(binding.snapshot('k')) !== JSON.stringify(before)) throw new Error(`step ${i}: a refused cancel changed the key`);
+      } else {
+        const before = binding.snapshot('k');
+        const r = o.maxWaitMs === undefined ? reserveFn(limiter, 'k', o.cost) : reserve(limiter, 'k', o.cost, { maxWaitMs: o.maxWaitMs });
+        if (r.ok) granted.push({ order: order++, at: r.at, cost: o.cost, r, cancelled: false });
+        else if (JSON.stringify(binding.snapshot('k')) !== JSON.stringify(before)) throw new Error(`step ${i}: a failed reservation changed the key`);
+        if (!r.ok && o.cost <= c.limit && o.maxWaitMs === undefined) throw new Error(`step ${i}: cost ${o.cost} of ${c.limit} refused`);
+      }
+    }
+    fill();
+    const live = granted.filter((g) => !g.cancelled);
+    for (let j = 1; j < live.length; j++) {
+      if ((live[j] as Granted).at < (live[j - 1] as Granted).at) throw new Error(`booking ${j} goes at ${(live[j] as Granted).at}, before booking ${j - 1} at ${(live[j - 1] as Granted).at}`);
+    }
+    const replayClock = new ManualClock(start);
+    const fresh = c.create(replayClock);
+    for (const g of [...live].sort((a, b) => a.at - b.at || a.order - b.order)) {
+      replayClock.set(g.at);
+      if (!fresh.consume('k', g.cost).allowed) throw new Error(`booking ${g.order} (cost ${g.cost}) at ${g.at} is early: a fresh limiter denies it there`);
+    }
+  });
+}
+
+describe('reserve properties', () => {
+  it('never books early, serves first come first, and failures and cancels leave no trace, for every algorithm', () => {
+    fc.assert(scheduleHolds(real), { numRuns: 400 });
+  });
+
+  it('catches a reserver that lets a request jump the queue (mutant)', () => {
+    expect(fc.check(scheduleHolds(queueJumpingReserve), { numRuns: 400 }).failed).toBe(true);
+  });
+
+  it('catches a cancel that gives back units later bookings relied on (mutant)', () => {
+    expect(fc.check(scheduleHolds(eagerCancelReserve), { numRuns: 400 }).failed).toBe(true);
+  });
+});
+
+describe('wait', () => {
+  it('resolves at the booked instant, not one millisecond before', async () => {
+    vi.useFakeTimers();
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
+    await expect(wait(limiter, 'k')).resolves.toMatchObject({ allowed: true });
+    let done = false;
+    const waiting = wait(limiter, 'k').then((d) => {
+      done = true;
+      return d;
+    });
+    await vi.advanceTimersByTimeAsync(999);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(done).toBe(true);
+    await expect(waiting).resolves.toMatchObject({ allowed: true, remaining: 0 });
+  });
+
+  it('rejects at once when the cost never fits or the wait exceeds maxWaitMs, recording nothing', async () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, clock });
+    await expect(wait(limiter, 'k', 3)).rejects.toMatchObject({ name: 'WaitError', reason: 'never' });
+    reserve(limiter, 'k', 2);
+    await expect(wait(limiter, 'k', 1, { maxWaitMs: 999 })).rejects.toMatchObject({ reason: 'too-long' });
+    expect(reserve(limiter, 'k').delayMs).toBe(1000);
+  });
+
+  it('on abort stops waiting, rejects, and gives the units back', async () => {
+    vi.useFakeTimers();
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
+    reserve(limiter, 'k');
+    const controller = new AbortController();
+    const waiting = wait(limiter, 'k', 1, { signal: controller.signal });
+    controller.abort();
+    await expect(waiting).rejects.toBeInstanceOf(WaitError);
+    await expect(waiting).rejects.toMatchObject({ reason: 'aborted' });
+    expect(reserve(limiter, 'k').delayMs).toBe(1000);
+    await expect(wait(limiter, 'k', 1, { signal: AbortSignal.abort() })).rejects.toMatchObject({ reason: 'aborted' });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * The sliding-log step in Lua: a port of packages/core/src/algorithms/sliding-log.ts that reaches the
+ * same decisions, figure for figure. Keep the two in lockstep.
+ *
+ * `sl(raw, now, cost, windowMs, limit)` returns allowed, remaining, retryAfterMs, resetAfterMs, ttlMs
+ * and the next state. The state is the log itself, oldest first: n little-endian doubles (8·n bytes),
+ * one per admitted unit, n ≤ L. Where the memory store keeps a fixed ring of L slots (its state size is
+ * fixed), Redis keeps only what the last admission found inside the window plus the units it added,
+ * so a key costs 8 bytes per unit admitted in its last window. The two decide alike because the log,
+ * read as the memory ring, is the same sequence with its oldest slots (which have left the window and
+ * always stay out, since the clock is held at the newest entry) read as −∞. `entry(i)` is the i-th
+ * oldest of the last L units, −∞ where the log is shorter: the ring slot the TypeScript reads. A log of
+ * more than L units (a policy renamed onto an old key with a larger limit) is read by its last L.
+ *
+ * An admission writes the units still inside the window followed by `cost` copies of the decision
+ * instant: one GET, one SET … PX (time until the newest unit leaves), like the other steps, so the
+ * composite scripts take it unchanged.
+ */
+export const SLIDING_LOG_LUA = `
+local function sl_entry(raw, n, L, i)
+  local q = i + n - L
+  if q < 0 then return -INF end
+  return (unpack('<d', raw, 8 * q + 1))
+end
+
+local function sl_deny(retry, remaining, reset)
+  if not (remaining > 0) then remaining = 0 end
+  if not (reset > 0) then reset = 0 end
+  return false, remaining, retry, reset, 0, nil
+end
+
+local function sl(raw, now, cost, W, L)
+  local n = 0
+  if raw then
+    n = #raw / 8
+    if n < 1 or n ~= floor(n) then error({ err = CORRUPT }) end
+  end
+  local newest = sl_entry(raw, n, L, L - 1)
+  if newest ~= newest then error({ err = CORRUPT }) end
+  local at = now
+  if now < newest then at = newest end
+  local lo, hi = 0, L
+  while lo < hi do
+    local mid = floor((lo + hi) / 2)
+    if sl_entry(raw, n, L, mid) + W <= at then lo = mid + 1 else hi = mid end
+  end
+  local inside = L - lo
+  if cost > L then return sl_deny(INF, L - inside, ceil(newest + W - now)) end
+  local nth = sl_entry(raw, n, L, cost - 1)
+  if nth + W > at then return sl_deny(ceil(nth + W - now), L - inside, ceil(newest + W - now)) end
+  local kept = ''
+  if inside > 0 then kept = string.sub(raw, 8 * (n - inside) + 1) end
+  local reset = ceil(at + W - now)
+  return true, L - inside - cost, 0, reset, reset, kept .. string.rep(pack('<d', at), cost)
+end
+`;
