@@ -27,7 +27,7 @@ interface Jump {
   readonly filler: number | undefined;
 }
 
-function jumps(c: Case) {
+function jumps(c: Case): fc.Arbitrary<Jump[]> {
   const s = c.scaleMs;
   const dt = fc.oneof(
     { arbitrary: fc.constant(0), weight: 2 },

@@ -4,7 +4,6 @@
  * then the oldest), so a blocked key outlives a flood of fresh keys on every algorithm, with the
  * default maxKeys; `evictions` counts live evictions only; and no timers or handles, however many keys.
  */
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type Algorithm,

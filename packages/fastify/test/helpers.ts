@@ -7,10 +7,10 @@
 import type { Decision, Policy, RateLimiter } from '@ratekeeper/core';
 import type { OutgoingHttpHeaders } from 'node:http';
 
-import { type Counted, counting } from '@ratekeeper/adapter-contract';
+import { counting } from '@ratekeeper/adapter-contract';
 
 /** counting (shared with the Express and Koa suites) wraps a limiter and records every consume. */
-export { type Counted, counting };
+export { counting };
 
 /** later wraps a synchronous limiter so every answer is a promise settled on a later tick. */
 export function later(inner: RateLimiter): RateLimiter<'async'> {

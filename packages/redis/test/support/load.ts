@@ -128,8 +128,3 @@ export class Load {
 export function latency(s: Sample): number {
   return s.end - s.start;
 }
-
-/** slowest is the largest latency among `samples`. */
-export function slowest(samples: readonly Sample[]): number {
-  return samples.reduce((max, s) => Math.max(max, latency(s)), 0);
-}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Packaging checks for every published package (each packages/*/ whose package.json is not private, so
+# a new package is covered the day it lands), then knip over the workspace. `pnpm check` runs it; so
+# does .ci/run. Needs the packages built (it builds them; turbo's cache makes that free after a build).
+#   check-pack  npm pack --dry-run holds LICENSE, README.md, package.json and dist/ only, and every path
+#               package.json names (main, types, exports) is in it
+#   publint     package.json fields agree with the files (--strict: suggestions fail too)
+#   attw        @arethetypeswrong/cli on the tarball pnpm would publish (workspace: ranges rewritten):
+#               types resolve under node16 from CommonJS, node16 from ESM, and bundler (--profile node16;
+#               node10 resolution is not checked: every package needs Node >= 20.19)
+#   knip        unused files, exports and dependencies (knip.jsonc)
+# Offline except for what pnpm install already fetched. Exits 1 if any check failed, after running all.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+failed=()
+# step runs one check quietly: one line when it passes, its whole output when it fails.
+step() {
+  local name=$1 out
+  shift
+  if out=$("$@" 2>&1); then
+    echo "ok      $name"
+  else
+    echo "FAILED  $name"
+    printf '%s\n' "$out" | sed 's/^/    /'
+    failed+=("$name")
+  fi
+}
+
+pnpm build --output-logs=errors-only >/dev/null || { echo "check-packages: the build failed"; exit 1; }
+
+tarballs=$(mktemp -d)
+trap 'rm -rf "$tarballs"' EXIT
+
+published=()
+for dir in packages/*/; do
+  dir=${dir%/}
+  [ -f "$dir/package.json" ] || continue
+  [ "$(node -p "require('./$dir/package.json').private === true" 2>/dev/null)" = "true" ] && continue
+  published+=("$dir")
+done
+echo "check-packages: ${#published[@]} published packages: ${published[*]}"
+
+attw_on() {
+  local dir=$1 tgz
+  tgz=$(cd "$dir" && pnpm pack --pack-destination "$tarballs" 2>/dev/null | tail -1) || return 1
+  pnpm exec attw --profile node16 --format ascii --no-emoji "$tgz"
+}
+
+for dir in "${published[@]}"; do
+  step "check-pack $dir" node scripts/check-pack.mjs "$dir"
+  step "publint $dir" bash -c "cd '$dir' && pnpm exec publint --strict"
+  step "attw $dir" attw_on "$dir"
+done
+step "knip" pnpm exec knip
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "check-packages: ${#failed[@]} failed: ${failed[*]}"
+  exit 1
+fi
+echo "check-packages: all passed"
