@@ -33,7 +33,6 @@ import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet } from './ip.js';
 import { ProxyWarning, type ProxySetting } from './proxy-check.js';
 import { type LimiterChoice, chooseLimiter } from './shorthand.js';
 
-export { MissingIpError, RateLimiterError } from './errors.js';
 
 export interface RateLimitOptions<Req> extends LimiterChoice {
   /** The key to count the request under (default: the client IP as the framework resolved it). */
