@@ -13,8 +13,8 @@ export async function withoutEscapes(check: () => Promise<void>): Promise<void> 
   const saved = EVENTS.map((event) => process.listeners(event as 'uncaughtException') as ((...args: unknown[]) => void)[]);
   const escaped: string[] = [];
   let fail: (error: Error) => void = () => undefined;
-  const escape = new Promise<never>((_, reject) => (fail = reject));
-  escape.catch(() => undefined);
+  const escaped$ = new Promise<never>((_, reject) => (fail = reject));
+  escaped$.catch(() => undefined);
   const recorder = (event: string) => (reason: unknown) => {
     const text = `${event}: ${reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason)}`;
     escaped.push(text);
@@ -27,7 +27,7 @@ export async function withoutEscapes(check: () => Promise<void>): Promise<void> 
   try {
     const running = check();
     running.catch(() => undefined);
-    await Promise.race([running, escape]);
+    await Promise.race([running, escaped$]);
     // A rejection left unhandled is reported after the microtasks drain: give it two turns.
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));

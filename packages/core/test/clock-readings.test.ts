@@ -186,7 +186,7 @@ describe('a non-finite clock reading behind the adapters\' plan', () => {
     clock.reading = Number.NaN;
     let error: unknown;
     try {
-      plan.decide(req, '1.2.3.4');
+      void plan.decide(req, '1.2.3.4');
     } catch (thrown) {
       error = thrown;
     }

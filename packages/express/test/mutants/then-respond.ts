@@ -22,7 +22,7 @@ export function thenRespond(options: ExpressRateLimitOptions): RequestHandler {
     plan.writeHeaders(res, setHeader, decision);
     if (!plan.blocks(decision)) return next();
     try {
-      if (options.handler !== undefined) options.handler(req, res, decision);
+      if (options.handler !== undefined) void options.handler(req, res, decision);
       else {
         const body = bodies.get(decision);
         res.status(body.status).type(body.contentType).send(body.bytes);
