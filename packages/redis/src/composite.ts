@@ -66,7 +66,7 @@ export function decideComposite(
   const command = ['EVALSHA', plan.script.sha, String(n)];
   for (const member of plan.members) command.push(`${member.head}${tag}`);
   if (backend.clientTime) command.push(String(now));
-  command.push(String(commit ? cost : -cost), ...plan.params);
+  command.push(String(commit ? cost : -cost), ...plan.params, '0');
   backend.batcher?.flush();
   return backend.remote.eval(plan.script, command, command[3] as string, (ended) => {
     const decisions = decodeAll(ended, plan.policies);

@@ -11,7 +11,8 @@ import type { Spec } from './histories.js';
 export interface WorkerSetup {
   readonly port: number;
   readonly client: 'ioredis' | 'node-redis';
-  readonly store: 'redis' | 'get-then-set' | 'client-time' | 'snapshot-batch';
+  /** 'redis': RedisStore with default options; the others are mutants (test/mutants). */
+  readonly store: 'redis' | 'get-then-set' | 'client-time' | 'snapshot-batch' | 'issue-time';
   readonly prefix: string;
   readonly members: readonly Spec[];
   readonly composite?: 'atomic' | 'parallel-union';
