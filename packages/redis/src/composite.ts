@@ -5,8 +5,9 @@
  *
  * A plan (the script, the members, the ARGV tail, the fallback bindings) is built once per bindings
  * array, which CompositeLimiter passes unchanged on every call. Building it checks that every member
- * is a binding of this store and that no two share a policy name (they would share a key): violations
- * are programming errors and throw a TypeError on the first call.
+ * is a binding of this store, that no two share a policy name (they would share a key) and that there
+ * are at most 16: violations are programming errors, and throw a TypeError when CompositeLimiter is
+ * built (RedisStore.prepareAll).
  */
 import type { Decision, Policy, StoreBinding } from '@ratekeeper/core';
 import { type Backend, RedisBinding, asFailure, info } from './binding.js';
