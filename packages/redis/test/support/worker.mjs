@@ -48,7 +48,9 @@ function makeStore(setup, client) {
   if (setup.store === 'snapshot-batch') return new RedisStore({ client: snapshotBatchClient(client), prefix: setup.prefix });
   // The store under test runs with its default options: timeoutMs 50, onFailure 'fallback'.
   const store =
-    setup.store === 'issue-time' ? new RedisStore({ client: issueTimeClient(client, 50), prefix: setup.prefix }) : new RedisStore({ client, prefix: setup.prefix });
+    setup.store === 'issue-time'
+      ? new RedisStore({ client: issueTimeClient(client, 50), prefix: setup.prefix })
+      : new RedisStore(setup.timeoutMs === undefined ? { client, prefix: setup.prefix } : { client, prefix: setup.prefix, timeoutMs: setup.timeoutMs });
   store.on('failure', (info) => failures.push(info.reason));
   return store;
 }

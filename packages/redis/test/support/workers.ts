@@ -17,6 +17,8 @@ export interface WorkerSetup {
   readonly members: readonly Spec[];
   readonly composite?: 'atomic' | 'parallel-union';
   readonly skewMs: number;
+  /** The store's timeoutMs; default: the store's default. */
+  readonly timeoutMs?: number;
   /** [key, cost] pairs, fired all at once on 'go'. */
   readonly requests: readonly (readonly [string, number])[];
 }
