@@ -49,10 +49,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function oneKey(spec: Spec, store: WorkerSetup['store'], client: WorkerSetup['client']): WorkerSetup[] {
+function oneKey(spec: Spec, store: WorkerSetup['store'], client: WorkerSetup['client'], batch?: boolean): WorkerSetup[] {
   const key = `exact-${runs++}`;
   const requests = Array.from({ length: REQUESTS }, () => [key, 1] as const);
-  return Array.from({ length: WORKERS }, () => ({ port: server.port, client, store, prefix: 'rk:', members: [spec], skewMs: 0, requests }));
+  const options = batch === undefined ? {} : { batch };
+  return Array.from({ length: WORKERS }, () => ({ port: server.port, client, store, prefix: 'rk:', members: [spec], skewMs: 0, requests, ...options }));
 }
 
 describeRedis('8 processes × 2,000 concurrent requests on one key with a limit of 500', () => {
@@ -67,6 +68,15 @@ describeRedis('8 processes × 2,000 concurrent requests on one key with a limit 
         }
       });
     }
+  }
+
+  // Unbatched, the burst is 16,000 scripts queued in Redis: the long queue issue 7 was about.
+  for (const client of ['ioredis', 'node-redis'] as const) {
+    it(`admits exactly 500 with batching off, 16,000 single scripts in Redis's queue, through ${client}`, async () => {
+      const reports = await pool.run(oneKey(SPECS[0] as Spec, 'redis', client, false));
+      expect(reports.flatMap((r) => r.failures)).toEqual([]);
+      expect(totalAdmitted(reports)).toBe(LIMIT);
+    });
   }
 
   it('catches the issue-time-timeout mutant sending the burst to its fallback in the same harness', async () => {

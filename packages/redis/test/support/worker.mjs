@@ -50,7 +50,12 @@ function makeStore(setup, client) {
   const store =
     setup.store === 'issue-time'
       ? new RedisStore({ client: issueTimeClient(client, 50), prefix: setup.prefix })
-      : new RedisStore(setup.timeoutMs === undefined ? { client, prefix: setup.prefix } : { client, prefix: setup.prefix, timeoutMs: setup.timeoutMs });
+      : new RedisStore({
+          client,
+          prefix: setup.prefix,
+          ...(setup.timeoutMs === undefined ? {} : { timeoutMs: setup.timeoutMs }),
+          ...(setup.batch === undefined ? {} : { batch: setup.batch }),
+        });
   store.on('failure', (info) => failures.push(info.reason));
   return store;
 }

@@ -17,8 +17,9 @@ export interface WorkerSetup {
   readonly members: readonly Spec[];
   readonly composite?: 'atomic' | 'parallel-union';
   readonly skewMs: number;
-  /** The store's timeoutMs; default: the store's default. */
+  /** The store's timeoutMs and batch options; default: the store's defaults. */
   readonly timeoutMs?: number;
+  readonly batch?: boolean;
   /** [key, cost] pairs, fired all at once on 'go'. */
   readonly requests: readonly (readonly [string, number])[];
 }
