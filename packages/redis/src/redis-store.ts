@@ -6,12 +6,15 @@
  * Each decision is one EVALSHA of a Lua port of the algorithm's TypeScript step, which stays the
  * specification: given the same `now` the two reach bit-identical decisions. By default the script
  * reads `now` from the server's TIME, so no application server's clock skew can bend a limit;
- * `time: 'client'` passes the limiter's clock instead (deterministic tests, hosts that forbid TIME).
+ * `time: 'client'` passes the limiter's clock instead (deterministic tests); every script still reads
+ * TIME for its deadline (see ./remote.ts).
  * Keys are `${prefix}${policy}:{${key}}` (see ./keys.ts), each with a TTL equal to the time until its
  * state is empty.
  *
- * Failure is a policy, not an accident: each call waits at most `timeoutMs`, and what Redis cannot
- * decide (timeout, lost connection, error reply) is decided by `onFailure`: 'fallback' (default: an
+ * Failure is a policy, not an accident: a call fails when Redis has answered nothing for `timeoutMs`
+ * (a busy Redis answering a queue is waited for), and what Redis cannot decide (timeout, lost
+ * connection, error reply) is decided by `onFailure`, never also by Redis (script deadlines, see
+ * ./remote.ts): 'fallback' (default: an
  * in-process limiter with the same policy), 'open' (admit) or 'closed' (deny; adapters answer 503).
  * The Decision says so in `failure`; the store emits 'failure' with a FailureInfo (never 'error', which
  * would crash a process without a listener); no promise ever rejects for a store failure.
