@@ -62,6 +62,9 @@ interface Attempt {
 /** MAX_DOUBLINGS caps an attempt's budget at 2^MAX_DOUBLINGS × timeoutMs. */
 const MAX_DOUBLINGS = 6;
 
+/** CONFIRM_TURNS is how many more turns of the event loop a silence must last to mean "stopped". */
+const CONFIRM_TURNS = 2;
+
 const COMPACT_AT = 1024;
 
 export class Remote {
@@ -76,6 +79,8 @@ export class Remote {
   /** lastReply is the last answer, for telling a stalled Redis from an overdue call. */
   #lastReply = 0;
   #dueAt = 0;
+  /** confirming counts the extra turns a suspected stall has been watched (see sweep). */
+  #confirming = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #down = false;
   #probing = false;
@@ -230,7 +235,19 @@ export class Remote {
     if (now - this.#dueAt > this.#timeoutMs / 2) this.#lastAnswer = now;
     const head = this.#queue[this.#head];
     if (head === undefined) return;
-    if (this.#down || now - this.#lastAnswer >= this.#timeoutMs) return this.#failAll(now);
+    if (this.#down) return this.#failAll(now);
+    if (now - this.#lastAnswer >= this.#timeoutMs) {
+      // Confirm over two more turns of the event loop (each polls the sockets, and lets a client that
+      // writes on setImmediate, as node-redis does, send what it holds) before calling Redis stopped.
+      if (this.#confirming < CONFIRM_TURNS) {
+        this.#confirming++;
+        this.#timer = setTimeout(this.#onTimer, 0);
+        return;
+      }
+      this.#confirming = 0;
+      return this.#failAll(now);
+    }
+    this.#confirming = 0;
     const overdueAt = head.call.issuedAt + MAX_WAIT_FACTOR * this.#timeoutMs;
     if (overdueAt <= now && head.safeAt <= now) {
       this.#settle(head.call, now - this.#lastReply >= this.#timeoutMs ? TIMEOUT : OVERDUE);
