@@ -7,7 +7,7 @@
  *   Redis Cluster node among answering ones; this one does not open the breaker). Replies on one
  *   connection arrive in order, so progress is one instant and one timer serves every call. Silence
  *   counts only while this process listens: a timer that fires late (a long synchronous burst of
- *   sends, a GC pause, a starved CPU) restarts it.
+ *   sends, a GC pause, a starved CPU) restarts it, and it must outlast two more event-loop turns.
  * - Never decided twice: each script carries a deadline (the last ARGV, see ./server-clock.ts) that the
  *   server's clock certainly passes timeoutMs after the send; a script starting later changes nothing
  *   and answers 'expired' (a negative integer, its server time). A call is failed, and so decided
