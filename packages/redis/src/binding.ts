@@ -128,7 +128,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     const policy: FailurePolicy = this.backend.onFailure;
     if (policy === 'open') return openDecision(this.policy, cost);
     if (policy === 'closed') return closedDecision(this.policy);
-    return fallbackDecision(commit ? this.fallback.consume(key, now, cost) : this.fallback.peek(key, now, cost));
+    return fallbackDecision(commit ? this.fallback.consume(key, now, cost) : this.fallback.peek(key, now, cost), this.policy);
   }
 }
 

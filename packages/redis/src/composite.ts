@@ -80,5 +80,5 @@ export function decideComposite(
 function decideWithout(backend: Backend, fallbackStore: FallbackStore, plan: Plan, key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
   if (backend.onFailure === 'open') return plan.members.map((m) => openDecision(m.policy, cost));
   if (backend.onFailure === 'closed') return plan.members.map((m) => closedDecision(m.policy));
-  return fallbackStore.consumeAll(plan.fallbacks, key, now, cost, commit).map(fallbackDecision);
+  return fallbackStore.consumeAll(plan.fallbacks, key, now, cost, commit).map((d, i) => fallbackDecision(d, plan.policies[i] as Policy));
 }

@@ -46,4 +46,13 @@ describe('fallbackDivisor', () => {
     expect(await admittedDuringOutage(4, fixed)).toBe(25);
     expect(await admittedDuringOutage(4, bucket)).toBe(25);
   });
+
+  it('reports the share as the limit, under the limiter’s own policy object', async () => {
+    const store = new RedisStore({ client: down, fallbackDivisor: 4 });
+    store.on('failure', () => {});
+    const limiter = new FixedWindowLimiter({ limit: 100, windowMs: 60_000, store, clock: new ManualClock(0) });
+    const decision = await limiter.consume('k');
+    expect(decision).toMatchObject({ allowed: true, limit: 25, remaining: 24, failure: 'fallback' });
+    expect(decision.policy).toBe(limiter.policy);
+  });
 });
