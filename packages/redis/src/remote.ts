@@ -1,11 +1,13 @@
 /**
  * Remote: every call RedisStore makes to Redis goes through here, and here alone it is bounded.
  *
- * - Liveness, not age: a Redis working through a queue is not failing. A call fails ('timeout') only
+ * - Liveness, not age: a Redis working through a queue is not failing. Redis counts as stopped only
  *   when nothing at all has been answered for `timeoutMs` while calls are outstanding (a stopped,
- *   hung or unreachable Redis), or when it has waited MAX_WAIT_FACTOR × timeoutMs in all (one stalled
- *   Redis Cluster node among answering ones; this one does not open the breaker). Replies on one
- *   connection arrive in order, so progress is one instant and one timer serves every call. Silence
+ *   hung or unreachable Redis): the breaker opens, and each outstanding call fails PATIENCE ×
+ *   timeoutMs after its send (80 ms by default) unless Redis answers first (a Redis starved of CPU
+ *   for a moment does). A call also fails when it has waited MAX_WAIT_FACTOR × timeoutMs in all (one
+ *   stalled Redis Cluster node among answering ones; this one does not open the breaker). Replies on
+ *   one connection arrive in order, so progress is one instant and one timer serves every call. Silence
  *   counts only while this process listens: a timer that fires late (a long synchronous burst of
  *   sends, a GC pause, a starved CPU) restarts it, and it must outlast two more event-loop turns.
  * - Never decided twice: each script carries a deadline (the last ARGV, see ./server-clock.ts) that the
@@ -61,6 +63,13 @@ interface Attempt {
 
 /** MAX_DOUBLINGS caps an attempt's budget at 2^MAX_DOUBLINGS × timeoutMs. */
 const MAX_DOUBLINGS = 6;
+
+/**
+ * PATIENCE × timeoutMs is how long after its send a call still waits once Redis has gone silent: the
+ * breaker opens at timeoutMs of silence (new calls are decided at once), while the calls already out
+ * get until then for Redis to come back, which a Redis starved of CPU for a moment does.
+ */
+const PATIENCE = 1.6;
 
 /** CONFIRM_TURNS is how many more turns of the event loop a silence must last to mean "stopped". */
 const CONFIRM_TURNS = 2;
@@ -185,9 +194,7 @@ export class Remote {
     call.current = undefined;
     if (call.probe) this.#probing = false;
     if (ended instanceof Failure && ended.breaksConnection) {
-      if (!this.#down) this.#clock.forget();
-      this.#down = true;
-      this.#nextProbeAt = performance.now() + this.#probeIntervalMs;
+      this.#trip(performance.now());
     } else {
       this.#down = false;
     }
@@ -245,6 +252,7 @@ export class Remote {
         return;
       }
       this.#confirming = 0;
+      this.#trip(now);
       return this.#failAll(now);
     }
     this.#confirming = 0;
@@ -257,6 +265,13 @@ export class Remote {
     this.#arm(at > now ? at : head.safeAt, now);
   };
 
+  /** trip opens the breaker: calls are decided by policy at once until Redis answers again. */
+  #trip(now: number): void {
+    if (!this.#down) this.#clock.forget();
+    this.#down = true;
+    this.#nextProbeAt = now + this.#probeIntervalMs;
+  }
+
   /** failAll fails every outstanding call whose deadline has certainly passed, and waits for the rest. */
   #failAll(now: number): void {
     const due: Call[] = [];
@@ -264,8 +279,9 @@ export class Remote {
     for (let i = this.#head; i < this.#queue.length; i++) {
       const attempt = this.#queue[i];
       if (attempt === undefined || attempt.call.current !== attempt) continue;
-      if (attempt.safeAt <= now) due.push(attempt.call);
-      else if (attempt.safeAt < next) next = attempt.safeAt;
+      const failAt = Math.max(attempt.safeAt, attempt.sentAt + PATIENCE * this.#timeoutMs);
+      if (failAt <= now) due.push(attempt.call);
+      else if (failAt < next) next = failAt;
     }
     for (const call of due) this.#settle(call, TIMEOUT);
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next, now);
