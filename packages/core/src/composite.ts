@@ -51,6 +51,7 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
       this.#memory = undefined;
       const shared = members.every((m) => m.store === this.#store) && typeof this.#store.consumeAll === 'function';
       if (!shared) throw new TypeError(`${OWNER}: members on a remote store must all share one store that supports consumeAll`);
+      this.#store.prepareAll?.(this.#bindings);
     }
   }
 

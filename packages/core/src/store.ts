@@ -38,4 +38,9 @@ export interface Store<M extends Mode = Mode> {
    * in binding order. Stores without it cannot back a CompositeLimiter.
    */
   consumeAll?(bindings: readonly StoreBinding<M>[], key: string, now: number, cost: number, commit: boolean): Result<M, readonly Decision[]>;
+  /**
+   * prepareAll, when present, is called once when a CompositeLimiter is built over these bindings: it
+   * throws a TypeError when the store cannot decide them together, so that consumeAll never has to.
+   */
+  prepareAll?(bindings: readonly StoreBinding<M>[]): void;
 }

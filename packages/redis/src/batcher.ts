@@ -112,6 +112,7 @@ export class Batcher {
     for (const call of calls) command.push(call.key);
     for (const call of calls) for (const value of call.args) command.push(value);
     if (command.length !== 3 + calls.length * (1 + this.#stride)) throw new Error('Batcher: a call has the wrong number of arguments');
+    command.push('0'); // the deadline's place: Remote sets it on every send (see ./remote.ts)
     void this.#remote.eval(this.#script, command, (calls[0] as Call).key, (ended) => {
       const replies = Array.isArray(ended) && ended.length === calls.length ? ended : undefined;
       calls.forEach((call, i) => {

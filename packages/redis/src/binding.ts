@@ -103,14 +103,15 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     });
   }
 
-  /** #run sends this policy's script for one request: ARGV is [now,] the signed cost and the parameters. */
+  /** #run sends this policy's script for one request: ARGV is [now,] the signed cost, the parameters, the deadline. */
   #run<T>(key: string, now: number, cost: number, commit: boolean, outcome: Outcome<T>): Promise<T> {
     const redisKey = this.keyOf(key);
     const [first, second] = this.params;
     const signed = String(commit ? cost : -cost);
     const sha = this.#script.sha;
     const clientTime = this.backend.clientTime;
-    const command = clientTime ? ['EVALSHA', sha, '1', redisKey, String(now), signed, first, second] : ['EVALSHA', sha, '1', redisKey, signed, first, second];
+    // The last argument is the deadline's place: Remote sets it on every send.
+    const command = clientTime ? ['EVALSHA', sha, '1', redisKey, String(now), signed, first, second, '0'] : ['EVALSHA', sha, '1', redisKey, signed, first, second, '0'];
     const batcher = this.backend.batcher;
     if (batcher === undefined || this.#code === undefined) return this.backend.remote.eval(this.#script, command, redisKey, outcome);
     const args = clientTime ? [String(now), this.#code, signed, first, second] : [this.#code, signed, first, second];
@@ -127,7 +128,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     const policy: FailurePolicy = this.backend.onFailure;
     if (policy === 'open') return openDecision(this.policy, cost);
     if (policy === 'closed') return closedDecision(this.policy);
-    return fallbackDecision(commit ? this.fallback.consume(key, now, cost) : this.fallback.peek(key, now, cost));
+    return fallbackDecision(commit ? this.fallback.consume(key, now, cost) : this.fallback.peek(key, now, cost), this.policy);
   }
 }
 

@@ -5,8 +5,9 @@
  *
  * A plan (the script, the members, the ARGV tail, the fallback bindings) is built once per bindings
  * array, which CompositeLimiter passes unchanged on every call. Building it checks that every member
- * is a binding of this store and that no two share a policy name (they would share a key): violations
- * are programming errors and throw a TypeError on the first call.
+ * is a binding of this store, that no two share a policy name (they would share a key) and that there
+ * are at most 16: violations are programming errors, and throw a TypeError when CompositeLimiter is
+ * built (RedisStore.prepareAll).
  */
 import type { Decision, Policy, StoreBinding } from '@ratekeeper/core';
 import { type Backend, RedisBinding, asFailure, info } from './binding.js';
@@ -66,7 +67,7 @@ export function decideComposite(
   const command = ['EVALSHA', plan.script.sha, String(n)];
   for (const member of plan.members) command.push(`${member.head}${tag}`);
   if (backend.clientTime) command.push(String(now));
-  command.push(String(commit ? cost : -cost), ...plan.params);
+  command.push(String(commit ? cost : -cost), ...plan.params, '0');
   backend.batcher?.flush();
   return backend.remote.eval(plan.script, command, command[3] as string, (ended) => {
     const decisions = decodeAll(ended, plan.policies);
@@ -79,5 +80,5 @@ export function decideComposite(
 function decideWithout(backend: Backend, fallbackStore: FallbackStore, plan: Plan, key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
   if (backend.onFailure === 'open') return plan.members.map((m) => openDecision(m.policy, cost));
   if (backend.onFailure === 'closed') return plan.members.map((m) => closedDecision(m.policy));
-  return fallbackStore.consumeAll(plan.fallbacks, key, now, cost, commit).map(fallbackDecision);
+  return fallbackStore.consumeAll(plan.fallbacks, key, now, cost, commit).map((d, i) => fallbackDecision(d, plan.policies[i] as Policy));
 }

@@ -76,6 +76,11 @@ export function closedDecision(policy: Policy): Decision {
   };
 }
 
-export function fallbackDecision(decision: Decision): Decision {
-  return { ...decision, failure: 'fallback' };
+/**
+ * fallbackDecision marks the fallback's decision and gives it the limiter's own policy object (for
+ * headers and precomputed bodies), even when `fallbackDivisor` made the fallback enforce a share:
+ * `limit` and the figures stay the share's.
+ */
+export function fallbackDecision(decision: Decision, policy: Policy): Decision {
+  return { ...decision, policy, failure: 'fallback' };
 }

@@ -4,9 +4,10 @@
  * through the 'failure' event as a FailureInfo. No error text ever reaches a Decision.
  *
  * Reasons:
- *   'timeout'      Redis did not answer within `timeoutMs` (a hung server, a lost connection, a full
- *                  client queue). The call may still run later: its count then lands late, which can
- *                  only ever deny more, never admit more.
+ *   'timeout'      Redis answered nothing for `timeoutMs` while calls waited (a hung server, a lost
+ *                  connection), or one call waited 100 × timeoutMs while others were answered. The
+ *                  script was sent with a deadline the server's clock has passed, so it can no longer
+ *                  change anything (see server-clock.ts).
  *   'connection'   the client gave up on the command (closed, refused, offline queue disabled …).
  *   'unavailable'  Redis failed recently and this call was not sent; one probe at a time checks it.
  *   'reply'        Redis answered with an error (OOM, WRONGTYPE, foreign data under a key …): the
@@ -30,18 +31,20 @@ export class Failure {
   readonly reason: FailureReason;
   readonly error: unknown;
 
-  constructor(reason: FailureReason, error?: unknown) {
+  /** breaksConnection tells whether the failure says Redis is unreachable (and so trips the breaker). */
+  readonly breaksConnection: boolean;
+
+  constructor(reason: FailureReason, error?: unknown, breaksConnection = reason === 'timeout' || reason === 'connection') {
     this.reason = reason;
     this.error = error;
-  }
-
-  /** breaksConnection tells whether the failure says Redis is unreachable (and so trips the breaker). */
-  get breaksConnection(): boolean {
-    return this.reason === 'timeout' || this.reason === 'connection';
+    this.breaksConnection = breaksConnection;
   }
 }
 
+/** TIMEOUT: Redis answered nothing for timeoutMs. */
 export const TIMEOUT = new Failure('timeout');
+/** OVERDUE: one call waited too long while Redis answered others (a stalled cluster node); no breaker. */
+export const OVERDUE = new Failure('timeout', undefined, false);
 export const UNAVAILABLE = new Failure('unavailable');
 
 /** A Redis error reply starts with an upper-case code: ERR, OOM, WRONGTYPE, NOSCRIPT, BUSY … */

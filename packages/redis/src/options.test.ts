@@ -26,6 +26,11 @@ describe('RedisStore options', () => {
     [{ client, denyCache: 0 }, RangeError, 'RedisStore: denyCache must be a boolean, got 0'],
     [{ client, maxBatchSize: 1 }, RangeError, 'RedisStore: maxBatchSize must be an integer from 2 to 1000, got 1'],
     [{ client, maxBatchSize: 64.5 }, RangeError, 'RedisStore: maxBatchSize must be an integer from 2 to 1000, got 64.5'],
+    [{ client, onfailure: 'closed' }, TypeError, 'RedisStore: unknown option "onfailure"'],
+    [{ client, timeout: 100 }, TypeError, 'RedisStore: unknown option "timeout"'],
+    [{ client, fallbackDivisor: 0 }, RangeError, 'RedisStore: fallbackDivisor must be an integer from 1 to 1000000, got 0'],
+    [{ client, fallbackDivisor: 2.5 }, RangeError, 'RedisStore: fallbackDivisor must be an integer from 1 to 1000000, got 2.5'],
+    [{ client, fallbackDivisor: '8' }, TypeError, 'RedisStore: fallbackDivisor must be an integer from 1 to 1000000, got "8"'],
     [{ client, fallbackStore: new Map() }, TypeError, 'RedisStore: fallbackStore must be a synchronous store with consumeAll (such as a MemoryStore), got an object'],
   ])('rejects %o', (options, type, message) => {
     const make = () => new RedisStore(options as never);

@@ -1,7 +1,8 @@
 /**
  * RedisStore's options, validated once at construction: a TypeError for a wrong type, a RangeError for
  * a number out of range, each naming the option and the value (`RedisStore: timeoutMs must be …, got
- * …`). Nothing is coerced into a default; the caller's object is never mutated.
+ * …`), and a TypeError for a name that is not an option (`RedisStore: unknown option "onfailure"`), so
+ * a typo never silently runs on a default. Nothing is coerced; the caller's object is never mutated.
  */
 import { MemoryStore, type Store, describeValue } from '@ratekeeper/core';
 import { DEFAULT_MAX_BATCH } from './batcher.js';
@@ -31,6 +32,11 @@ export interface RedisStoreOptions {
   readonly maxBatchSize?: number;
   /** Answer a key Redis denied locally until the wait it gave is over (default true). */
   readonly denyCache?: boolean;
+  /**
+   * Each process's fallback enforces the limit divided by this (default 1: the whole limit); set it to
+   * the number of processes sharing the limit. An integer from 1 to 1,000,000.
+   */
+  readonly fallbackDivisor?: number;
 }
 
 export interface ResolvedOptions {
@@ -45,6 +51,7 @@ export interface ResolvedOptions {
   readonly maxBatchSize: number;
   readonly denyCache: boolean;
   readonly cluster: boolean;
+  readonly fallbackDivisor: number;
 }
 
 /** FallbackStore is a synchronous store that can also decide composites. */
@@ -55,6 +62,8 @@ export const DEFAULT_TIMEOUT_MS = 50;
 export const DEFAULT_PROBE_INTERVAL_MS = 200;
 const OWNER = 'RedisStore';
 const MAX_MS = 60_000;
+const MAX_DIVISOR = 1_000_000;
+const KNOWN: ReadonlySet<string> = new Set(['client', 'prefix', 'time', 'timeoutMs', 'onFailure', 'probeIntervalMs', 'fallbackStore', 'fallbackDivisor', 'batch', 'maxBatchSize', 'denyCache']);
 
 function fail(option: string, want: string, value: unknown): never {
   const message = `${OWNER}: ${option} must be ${want}, got ${describeValue(value)}`;
@@ -95,9 +104,16 @@ function fallbackOption(value: unknown): FallbackStore {
   return store as FallbackStore;
 }
 
+function divisorOption(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_DIVISOR) fail('fallbackDivisor', `an integer from 1 to ${MAX_DIVISOR}`, value);
+  return value;
+}
+
 /** resolveOptions validates `options` and fills in the defaults. */
 export function resolveOptions(options: RedisStoreOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) fail('options', 'an object with a client', options);
+  const unknown = Object.keys(options).find((name) => !KNOWN.has(name));
+  if (unknown !== undefined) throw new TypeError(`${OWNER}: unknown option ${describeValue(unknown)}`);
   const o = options as Partial<Record<keyof RedisStoreOptions, unknown>>;
   return {
     send: adaptClient(OWNER, o.client),
@@ -111,5 +127,6 @@ export function resolveOptions(options: RedisStoreOptions): ResolvedOptions {
     maxBatchSize: o.maxBatchSize === undefined ? DEFAULT_MAX_BATCH : batchSize(o.maxBatchSize),
     denyCache: o.denyCache === undefined ? true : flag('denyCache', o.denyCache),
     cluster: isCluster(o.client),
+    fallbackDivisor: o.fallbackDivisor === undefined ? 1 : divisorOption(o.fallbackDivisor),
   };
 }

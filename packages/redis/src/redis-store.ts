@@ -6,18 +6,24 @@
  * Each decision is one EVALSHA of a Lua port of the algorithm's TypeScript step, which stays the
  * specification: given the same `now` the two reach bit-identical decisions. By default the script
  * reads `now` from the server's TIME, so no application server's clock skew can bend a limit;
- * `time: 'client'` passes the limiter's clock instead (deterministic tests, hosts that forbid TIME).
+ * `time: 'client'` passes the limiter's clock instead (deterministic tests); every script still reads
+ * TIME for its deadline (see ./remote.ts).
  * Keys are `${prefix}${policy}:{${key}}` (see ./keys.ts), each with a TTL equal to the time until its
  * state is empty.
  *
- * Failure is a policy, not an accident: each call waits at most `timeoutMs`, and what Redis cannot
- * decide (timeout, lost connection, error reply) is decided by `onFailure`: 'fallback' (default: an
+ * Failure is a policy, not an accident: a call fails when Redis has answered nothing for `timeoutMs`
+ * (a busy Redis answering a queue is waited for), and what Redis cannot decide (timeout, lost
+ * connection, error reply) is decided by `onFailure`, never also by Redis (script deadlines, see
+ * ./remote.ts): 'fallback' (default: an
  * in-process limiter with the same policy), 'open' (admit) or 'closed' (deny; adapters answer 503).
  * The Decision says so in `failure`; the store emits 'failure' with a FailureInfo (never 'error', which
  * would crash a process without a listener); no promise ever rejects for a store failure.
  *
  * A policy name is a key namespace: limiters with the same name share their counts, in this process
- * and in every other one. Binding one name twice with different parameters throws.
+ * and in every other one. Binding one name twice with different parameters throws (while a binding
+ * with the first parameters is alive: see ./names.ts). A composite is checked when CompositeLimiter is
+ * built (prepareAll): more than 16 members, or members of another store, throw there, never from
+ * consume.
  */
 import { EventEmitter } from 'node:events';
 import type { Algorithm, Decision, Policy, StoreBinding, Store } from '@ratekeeper/core';
@@ -28,6 +34,8 @@ import { STEPS } from './lua/scripts.js';
 import { type FailurePolicy, type FallbackStore, type RedisStoreOptions, type TimeSource, resolveOptions } from './options.js';
 import { Batcher } from './batcher.js';
 import { DenyCache } from './deny-cache.js';
+import { fallbackPolicy } from './fallback-policy.js';
+import { PolicyNames } from './names.js';
 import { Remote } from './remote.js';
 import { slotOf } from './slot.js';
 
@@ -43,7 +51,8 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
   readonly onFailure: FailurePolicy;
   readonly #backend: Backend;
   readonly #fallbackStore: FallbackStore;
-  readonly #signatures = new Map<string, string>();
+  readonly #names = new PolicyNames();
+  readonly #fallbackDivisor: number;
   readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan>();
 
   constructor(options: RedisStoreOptions) {
@@ -56,6 +65,7 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     this.#fallbackStore = o.fallbackStore;
     const remote = new Remote(o.send, o.timeoutMs, o.probeIntervalMs);
     const clientTime = o.time === 'client';
+    this.#fallbackDivisor = o.fallbackDivisor;
     this.#backend = {
       remote,
       prefix: o.prefix,
@@ -72,18 +82,28 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
       throw new TypeError(`RedisStore: no script for algorithm ${JSON.stringify(algorithm.name)}`);
     }
     const signature = `${policy.algorithm} ${scriptParams(policy).join(' ')}`;
-    const bound = this.#signatures.get(policy.name);
-    if (bound !== undefined && bound !== signature) {
+    const fallback = this.#fallbackStore.bind(algorithm, fallbackPolicy(policy, this.#fallbackDivisor));
+    const binding = new RedisBinding(this.#backend, algorithm, policy, fallback);
+    if (!this.#names.claim(policy.name, signature, binding)) {
       throw new TypeError(`RedisStore: policy name "${policy.name}" is already bound with other parameters; give each limit its own name`);
     }
-    this.#signatures.set(policy.name, signature);
-    return new RedisBinding(this.#backend, algorithm, policy, this.#fallbackStore.bind(algorithm, policy));
+    return binding;
   }
 
+  /** prepareAll checks a composite once, when CompositeLimiter is built: members, names, at most 16. */
+  prepareAll(bindings: readonly StoreBinding<'async'>[]): void {
+    if (!this.#plans.has(bindings)) this.#plans.set(bindings, makePlan(this.#backend, bindings));
+  }
+
+  /** consumeAll never throws: bindings no CompositeLimiter checked that are refused reject instead. */
   consumeAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
     let plan = this.#plans.get(bindings);
     if (plan === undefined) {
-      plan = makePlan(this.#backend, bindings);
+      try {
+        plan = makePlan(this.#backend, bindings);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       this.#plans.set(bindings, plan);
     }
     return decideComposite(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);

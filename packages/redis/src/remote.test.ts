@@ -16,7 +16,7 @@ const SCRIPT = { source: 'return 1', sha: 'e0e1f9fabfc9d4800c877a703b823ac0578ff
 function fake(...behaviours: ((args: string[]) => Promise<unknown>)[]) {
   const calls: string[][] = [];
   const send: Send = (args) => {
-    calls.push(args);
+    calls.push(args.slice());
     const next = behaviours.length > 1 ? behaviours.shift() : behaviours[0];
     return (next as (args: string[]) => Promise<unknown>)(args);
   };
@@ -48,11 +48,11 @@ describe('Remote', () => {
   });
 
   it('swallows a reply and a rejection that arrive after the deadline', async () => {
-    const { send } = fake(later(40, 'resolve'), later(40, 'reject'));
-    const remote = new Remote(send, 10, 0);
+    const { send } = fake(later(200, 'resolve'), later(200, 'reject'));
+    const remote = new Remote(send, 20, 0);
     const outcomes = await Promise.all([remote.eval(SCRIPT, evalsha('a'), 'a', same), remote.eval(SCRIPT, evalsha('b'), 'b', same)]);
     expect(outcomes.map((o) => (o as Failure).reason)).toEqual(['timeout', 'timeout']);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await new Promise((resolve) => setTimeout(resolve, 220));
   });
 
   it('turns a client that throws synchronously into a connection failure', async () => {
@@ -97,8 +97,8 @@ describe('Remote', () => {
     const remote = new Remote(send, 20, 0);
     expect(await remote.eval(SCRIPT, ['EVALSHA', SCRIPT.sha, '1', 'k', 'x'], 'k', same)).toEqual([1]);
     expect(calls).toEqual([
-      ['EVALSHA', SCRIPT.sha, '1', 'k', 'x'],
-      ['EVAL', SCRIPT.source, '1', 'k', 'x'],
+      ['EVALSHA', SCRIPT.sha, '1', 'k', '0'],
+      ['EVAL', SCRIPT.source, '1', 'k', '0'],
     ]);
     const again = fake(error('NOSCRIPT No matching script'));
     expect(await new Remote(again.send, 20, 0).eval(SCRIPT, evalsha('k'), 'k', same)).toMatchObject({ reason: 'reply' });
@@ -117,5 +117,64 @@ describe('Remote', () => {
     expect(await second).toMatchObject({ reason: 'timeout' });
     expect(settled).toEqual(['first', 'second']);
     expect(performance.now() - sentAt).toBeGreaterThanOrEqual(39);
+  });
+
+  it('waits for a Redis that answers a queue, however long the queue takes', async () => {
+    // One reply every 5 ms, in order: 40 calls take 200 ms, ten times the 20 ms timeout.
+    const waiting: ((value: unknown) => void)[] = [];
+    const tick = setInterval(() => waiting.shift()?.([1]), 5);
+    const remote = new Remote(() => new Promise((resolve) => waiting.push(resolve)), 20, 0);
+    const start = performance.now();
+    const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => remote.eval(SCRIPT, evalsha(`k${i}`), `k${i}`, same)));
+    clearInterval(tick);
+    expect(outcomes).toEqual(Array(40).fill([1]));
+    expect(performance.now() - start).toBeGreaterThan(150);
+  });
+
+  it('fails the calls of a Redis that stops answering in the middle of a queue, each after its own deadline', async () => {
+    const waiting: ((value: unknown) => void)[] = [];
+    let answered = 0;
+    const tick = setInterval(() => answered < 10 && (answered++, waiting.shift()?.([1])), 5);
+    const remote = new Remote(() => new Promise((resolve) => waiting.push(resolve)), 20, 10_000);
+    const start = performance.now();
+    const ended: number[] = [];
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => remote.eval(SCRIPT, evalsha(`k${i}`), `k${i}`, same).then((o) => (ended.push(performance.now() - start), o))),
+    );
+    clearInterval(tick);
+    expect(outcomes.slice(0, 10)).toEqual(Array(10).fill([1]));
+    expect(outcomes.slice(10).map((o) => (o as Failure).reason)).toEqual(Array(20).fill('timeout'));
+    // The last answer came at about 50 ms; nothing for 20 ms more means stopped.
+    expect(Math.max(...ended)).toBeLessThan(150);
+  });
+
+  it('sends deadline 0 until it knows the server clock, then a deadline timeoutMs after each send', async () => {
+    const serverMs = 1_700_000_000_000;
+    const { send, calls } = fake(answer(-serverMs), answer([1]));
+    const remote = new Remote(send, 20, 0);
+    const before = performance.now();
+    expect(await remote.eval(SCRIPT, [...evalsha('k'), '0'], 'k', same)).toEqual([1]);
+    const after = performance.now();
+    expect(calls.map((c) => c.length)).toEqual([5, 5]);
+    expect(calls[0]?.[4]).toBe('0');
+    const deadline = Number(calls[1]?.[4]);
+    // The sample is taken at most (after - before) ms after the server read serverMs.
+    expect(deadline).toBeGreaterThanOrEqual(serverMs + 20 - Math.ceil(after - before) - 1);
+    expect(deadline).toBeLessThanOrEqual(serverMs + 20);
+  });
+
+  it('treats an expired reply as an answer: it closes the breaker and the call goes out again', async () => {
+    const { send, calls } = fake(error('connect ECONNREFUSED'), answer(-5), answer([1]));
+    const remote = new Remote(send, 20, 0);
+    expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toMatchObject({ reason: 'connection' });
+    expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toEqual([1]);
+    expect(calls).toHaveLength(3);
+    expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toEqual([1]);
+  });
+
+  it('never reads a positive integer reply, a compact admission, as expired', async () => {
+    const { send, calls } = fake(answer(3));
+    expect(await new Remote(send, 20, 0).eval(SCRIPT, evalsha('k'), 'k', same)).toBe(3);
+    expect(calls).toHaveLength(1);
   });
 });

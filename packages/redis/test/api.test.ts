@@ -1,8 +1,7 @@
 /**
  * The public surface: the exact export list, CommonJS and ESM loading on Node 20, and the contract
  * every core limiter sees on a RedisStore (async mode, peek records nothing, reset, TTL equal to the
- * time until empty, server time by default, client time on request, misuse caught at construction or
- * on the first call).
+ * time until empty, server time by default, client time on request, misuse caught at construction).
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -110,17 +109,36 @@ describeRedis('limiters on a RedisStore', () => {
     );
   });
 
-  it('refuses a composite whose members share a policy name, on its first call', () => {
+  it('refuses a composite whose members share a policy name, at construction', () => {
     const one = new RedisStore({ client: redis });
     const two = new RedisStore({ client: redis });
-    const composite = new CompositeLimiter([
-      new FixedWindowLimiter({ limit: 3, windowMs: 1000, store: one, name: 'twin' }),
-      new FixedWindowLimiter({ limit: 3, windowMs: 1000, store: one, name: 'twin' }),
-    ]);
-    expect(() => composite.consume('k')).toThrow('RedisStore: composite members must have distinct policy names; "twin" appears twice');
+    const twins = () =>
+      new CompositeLimiter([
+        new FixedWindowLimiter({ limit: 3, windowMs: 1000, store: one, name: 'twin' }),
+        new FixedWindowLimiter({ limit: 3, windowMs: 1000, store: one, name: 'twin' }),
+      ]);
+    expect(twins).toThrow('RedisStore: composite members must have distinct policy names; "twin" appears twice');
     expect(
       () => new CompositeLimiter([new FixedWindowLimiter({ limit: 3, windowMs: 1000, store: one }), new FixedWindowLimiter({ limit: 2, windowMs: 1000, store: two })]),
     ).toThrow(TypeError);
+  });
+
+  it('refuses a composite of more than 16 members at construction, and takes 16', async () => {
+    const store = new RedisStore({ client: redis });
+    const members = Array.from({ length: 17 }, (_, i) => new FixedWindowLimiter({ limit: 100 + i, windowMs: 60_000, store }));
+    expect(() => new CompositeLimiter(members)).toThrow(new TypeError('RedisStore: a composite may have at most 16 members, got 17'));
+    const sixteen = new CompositeLimiter(members.slice(0, 16));
+    expect((await sixteen.consume('sixteen')).failure).toBeUndefined();
+  });
+
+  it('never throws from consumeAll: bindings it refuses reject the promise instead', async () => {
+    const store = new RedisStore({ client: redis });
+    const bindings = Array.from({ length: 17 }, (_, i) => new FixedWindowLimiter({ limit: 200 + i, windowMs: 60_000, store }).binding);
+    let outcome: Promise<unknown> | undefined;
+    expect(() => {
+      outcome = store.consumeAll(bindings, 'k', 0, 1, true);
+    }).not.toThrow();
+    await expect(outcome).rejects.toThrow('RedisStore: a composite may have at most 16 members, got 17');
   });
 
   it('decides a composite in one script call, and a denial costs no member anything', async () => {

@@ -1,24 +1,35 @@
 /**
  * A hung Redis: SIGSTOP for 2 s under steady load (200 requests/s per store over 50 keys), then
- * SIGCONT. One store per failure policy and client runs through the same stall. Every decision must
- * arrive within timeoutMs + 50 ms; every decision that could not have come from Redis must carry its
- * store's policy; the 'failure' events must count exactly the decisions so marked; the fallback must
- * enforce its own limit exactly during the stall; and from 1 s after SIGCONT on every decision must
- * come from Redis again. The naive mutant (no timeout) runs in the same stall and must break the bound.
+ * SIGCONT. One store per failure policy and client, each with its DEFAULT options (timeoutMs 50, the
+ * same stores the 8-process burst must find exact), runs through the same stall. Every decision must
+ * arrive within 100 ms; every decision that could not have come from Redis must carry its store's
+ * policy; the 'failure' events must count exactly the decisions so marked; the fallback must enforce
+ * its own limit exactly during the stall; and from 1 s after SIGCONT on every decision must come from
+ * Redis again. The naive mutant (no timeout) runs in the same stall and must break the bound.
+ *
+ * No decision is taken twice: a ledger limiter per client counts every request in Redis (one fixed
+ * window, limit 10^9); once Redis has resumed and worked through its queue, its count must equal the
+ * number of decisions that came from Redis, although the requests in flight when Redis stopped were
+ * decided locally and their scripts then reached Redis. The mutant whose scripts ignore their deadline
+ * (test/mutants/no-deadline-client.ts) must count more than Redis decided.
  */
 import { FixedWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type FailureInfo, type FailurePolicy, RedisStore } from '../src/index.js';
+import { DEFAULT_TIMEOUT_MS, type FailureInfo, type FailurePolicy, RedisStore, storageKey } from '../src/index.js';
 import { NaiveStore } from './mutants/naive-store.js';
+import { noDeadlineClient } from './mutants/no-deadline-client.js';
 import { CLIENT_KINDS, client, closeAll, ioredis } from './support/clients.js';
 import { Load, type Sample, type Target } from './support/load.js';
 import { type RedisServer, startServer, waitFor } from './support/redis-server.js';
 import { report } from './support/report.js';
 import { describeRedis } from './support/requirements.js';
+import { readState } from './support/state.js';
 import { immortalKeys } from './support/ttl.js';
 
-const TIMEOUT_MS = 50;
-const BOUND_MS = TIMEOUT_MS + 50;
+const TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
+const BOUND_MS = 100;
+const LEDGERS = ['ledger/ioredis', 'ledger/node-redis', 'ledger/no-deadline'] as const;
 const STALL_MS = 2000;
 const POLICIES: readonly FailurePolicy[] = ['fallback', 'open', 'closed'];
 
@@ -37,13 +48,21 @@ beforeAll(async () => {
     const c = await client(kind, server.port);
     for (const onFailure of POLICIES) {
       const name = `${onFailure}/${kind}`;
-      const store = new RedisStore({ client: c, onFailure, timeoutMs: TIMEOUT_MS, prefix: `rk:${onFailure}:` });
+      const store = new RedisStore({ client: c, onFailure, prefix: `rk:${onFailure}:` });
       events.set(name, []);
       store.on('failure', (info) => events.get(name)?.push(info));
       const limiter = new TokenBucketLimiter({ capacity: 1000, refillPerSecond: 100, store });
       targets.push({ name, consume: (key) => limiter.consume(key) });
       if (onFailure === 'fallback' && kind === 'ioredis') exactLimiter = new FixedWindowLimiter({ limit: 5, windowMs: 3_600_000, store });
     }
+  }
+  for (const name of LEDGERS) {
+    const kind = name === 'ledger/node-redis' ? 'node-redis' : 'ioredis';
+    const c = await client(kind, server.port);
+    const store = new RedisStore({ client: name === 'ledger/no-deadline' ? noDeadlineClient(c as Redis) : c, prefix: `rk:${name}:` });
+    store.on('failure', () => {});
+    const ledger = new FixedWindowLimiter({ limit: 1e9, windowMs: 1e12, store, name: 'ledger' });
+    targets.push({ name, consume: () => ledger.consume('all') });
   }
   const naive = new TokenBucketLimiter({ capacity: 1000, refillPerSecond: 100, store: new NaiveStore(ioredis(server.port), 'rk:naive:') });
   targets.push({ name: 'naive', consume: (key) => naive.consume(key) });
@@ -108,6 +127,20 @@ describeRedis('Redis stopped (SIGSTOP) for 2 s under load', () => {
         expect(after.filter((s) => s.decision?.failure !== undefined)).toEqual([]);
       });
     }
+  }
+
+  for (const name of LEDGERS) {
+    const mutant = name === 'ledger/no-deadline';
+    it(mutant ? 'catches the mutant whose scripts ignore their deadline deciding requests twice' : `never lets Redis count a request decided locally (${name})`, async () => {
+      const samples = load.samples(name);
+      const byRedis = samples.filter((s) => s.decision !== undefined && s.decision.failure === undefined).length;
+      const local = samples.filter((s) => s.decision?.failure !== undefined).length;
+      expect(local).toBeGreaterThan(100);
+      const [, counted] = (await readState(ioredis(server.port), storageKey(`rk:${name}:`, 'ledger', 'all'))) ?? [];
+      report('stall', name, 'decided by Redis', byRedis, 'counted by Redis', counted, 'decided locally', local);
+      if (mutant) expect(counted).toBeGreaterThan(byRedis);
+      else expect(counted).toBe(byRedis);
+    });
   }
 
   it('enforces the fallback limit exactly during the stall: 5 of 20', () => {

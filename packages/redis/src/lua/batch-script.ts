@@ -6,7 +6,8 @@
  *
  * KEYS       one key per call.
  * ARGV       per call, `stride` values: [now (client time only),] the algorithm's code (1-based index
- *            in BATCHED), the signed cost, and the policy's two parameters, as in lua/scripts.ts.
+ *            in BATCHED), the signed cost, and the policy's two parameters, as in lua/scripts.ts;
+ *            last, the batch's deadline (a batch that starts after it decides nothing, see prelude.ts).
  * Reply      one element per call: what the single script would answer (a compact integer or the
  *            four values), or the string 'RKCORRUPT' when that call's key holds foreign data; a
  *            corrupt key fails its own call only, never the batch.

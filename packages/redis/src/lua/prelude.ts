@@ -1,7 +1,7 @@
 /**
- * The prelude every script starts with: local aliases, the reply helpers, and `now`, `cost`, `commit`
- * and `first` (the ARGV index of the first policy parameter) read from the call. The time source is
- * part of the script, not of the call, so a server-time call sends no `now` at all.
+ * The prelude every script starts with: local aliases, the reply helpers, the deadline check, and
+ * `now`, `cost`, `commit` and `first` (the ARGV index of the first policy parameter) read from the
+ * call. The time source is part of the script, not of the call, so a server-time call sends no `now`.
  */
 
 /**
@@ -44,10 +44,21 @@ end
 
 `;
 
-/** SERVER_TIME reads `now` from Redis's TIME (ms = s·1000 + ⌊µs/1000⌋); ARGV[1] is the signed cost. */
+/**
+ * DEADLINE: every script reads TIME first (ms = s·1000 + ⌊µs/1000⌋) and, when it starts at or after
+ * the deadline its caller sent as the last ARGV, changes nothing and answers the server time, negated
+ * (no decision is ever a negative integer): its caller may already have decided locally (see
+ * ../server-clock.ts). Reading TIME before writing is safe under effects replication.
+ */
+const DEADLINE = `
+local clock = redis.call('TIME')
+local server = tonumber(clock[1]) * 1000 + floor(tonumber(clock[2]) / 1000)
+if server >= tonumber(ARGV[#ARGV]) then return -server end
+`;
+
+/** SERVER_TIME decides at the server's TIME; ARGV[1] is the signed cost. */
 const SERVER_TIME = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
+local now = server
 local first = 2
 local signed = tonumber(ARGV[1])
 `;
@@ -68,5 +79,5 @@ if not commit then cost = -signed end
 
 /** prelude is the start of a script reading time from the server or from the call. */
 export function prelude(clientTime: boolean): string {
-  return `${HELPERS}${clientTime ? CLIENT_TIME : SERVER_TIME}${COST}`;
+  return `${HELPERS}${DEADLINE}${clientTime ? CLIENT_TIME : SERVER_TIME}${COST}`;
 }

@@ -9,7 +9,9 @@
  *   ARGV       client time only: `now` in epoch ms as JavaScript's String(number); then the cost,
  *              negative for a peek (decide, record nothing); then each policy's two parameters
  *              (String(number)), in key order: capacity and refill interval (ms) for a token
- *              bucket, window (ms) and limit for the windows and the sliding log.
+ *              bucket, window (ms) and limit for the windows and the sliding log; last, the deadline in server epoch
+ *              ms, set by Remote on each send: a script that starts at or after it changes nothing
+ *              and answers -TIME in ms, an 'expired' reply (see ./prelude.ts).
  * Reply: four values per policy: allowed (1/0), remaining, retryAfterMs, resetAfterMs. Each number is
  * an integer reply when it is a safe integer other than -0, else a %.17g string ('inf' for Infinity),
  * because Redis truncates a Lua number to an integer on the way out. An admission with the usual

@@ -28,7 +28,7 @@ export class NaiveStore implements Store<'async'> {
     const script = singleScript(algorithm.name, false);
     const params = scriptParams(policy);
     const decide = async (key: string, cost: number, commit: boolean): Promise<Decision> => {
-      const args = ['1', storageKey(this.#prefix, policy.name, key), String(commit ? cost : -cost), ...params];
+      const args = ['1', storageKey(this.#prefix, policy.name, key), String(commit ? cost : -cost), ...params, String(Number.MAX_SAFE_INTEGER)];
       const reply = await this.#client.call('EVAL', script.source, ...args);
       return decodeOne(reply, policy) as Decision;
     };

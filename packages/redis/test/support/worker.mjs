@@ -11,6 +11,7 @@ import { createClient } from 'redis';
 import { RedisStore } from '../../dist/esm/index.js';
 import { clientTimeStore } from '../mutants/client-time-store.mjs';
 import { GetThenSetStore } from '../mutants/get-then-set-store.mjs';
+import { issueTimeClient } from '../mutants/issue-time-client.mjs';
 import { parallelUnion } from '../mutants/parallel-union.mjs';
 import { snapshotBatchClient } from '../mutants/snapshot-batch-client.mjs';
 
@@ -45,7 +46,16 @@ function makeStore(setup, client) {
   if (setup.store === 'get-then-set') return new GetThenSetStore(client, setup.prefix);
   if (setup.store === 'client-time') return clientTimeStore(RedisStore, client, setup.prefix);
   if (setup.store === 'snapshot-batch') return new RedisStore({ client: snapshotBatchClient(client), prefix: setup.prefix });
-  const store = new RedisStore({ client, prefix: setup.prefix, timeoutMs: 10_000, onFailure: 'closed' });
+  // The store under test runs with its default options: timeoutMs 50, onFailure 'fallback'.
+  const store =
+    setup.store === 'issue-time'
+      ? new RedisStore({ client: issueTimeClient(client, 50), prefix: setup.prefix })
+      : new RedisStore({
+          client,
+          prefix: setup.prefix,
+          ...(setup.timeoutMs === undefined ? {} : { timeoutMs: setup.timeoutMs }),
+          ...(setup.batch === undefined ? {} : { batch: setup.batch }),
+        });
   store.on('failure', (info) => failures.push(info.reason));
   return store;
 }

@@ -11,11 +11,15 @@ import type { Spec } from './histories.js';
 export interface WorkerSetup {
   readonly port: number;
   readonly client: 'ioredis' | 'node-redis';
-  readonly store: 'redis' | 'get-then-set' | 'client-time' | 'snapshot-batch';
+  /** 'redis': RedisStore with default options; the others are mutants (test/mutants). */
+  readonly store: 'redis' | 'get-then-set' | 'client-time' | 'snapshot-batch' | 'issue-time';
   readonly prefix: string;
   readonly members: readonly Spec[];
   readonly composite?: 'atomic' | 'parallel-union';
   readonly skewMs: number;
+  /** The store's timeoutMs and batch options; default: the store's defaults. */
+  readonly timeoutMs?: number;
+  readonly batch?: boolean;
   /** [key, cost] pairs, fired all at once on 'go'. */
   readonly requests: readonly (readonly [string, number])[];
 }
