@@ -27,6 +27,11 @@ export interface Decision {
    * in-process limiter with the same policy).
    */
   readonly failure?: 'open' | 'closed' | 'fallback';
+  /**
+   * Set when the client's address is on the adapters' `denyList`: nothing was counted, no rate-limit
+   * header is written, and adapters answer 403.
+   */
+  readonly forbidden?: true;
 }
 
 /** neverSatisfiable tells whether a denial can never turn into an admission by waiting. */

@@ -63,6 +63,9 @@ export const serveFetch = (fetch: (request: Request, env: Env) => Promise<Respon
 export const driver: Driver<Factory> = {
   name: 'fetch on Node (@hono/node-server)',
   rateLimit,
+  async construct(options) {
+    rateLimit(translate(options));
+  },
   serve(options, setup = {}) {
     const limit = (setup.factory ?? rateLimit)(translate(options));
     const errors: unknown[] = [];

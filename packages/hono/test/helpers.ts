@@ -58,6 +58,9 @@ export const serveApp = (app: Hono) => listen({ listen: (port, host) => (createA
 export const driver: Driver<Factory> = {
   name: 'Hono 4 on Node (@hono/node-server)',
   rateLimit,
+  async construct(options) {
+    rateLimit(translate(options, true));
+  },
   serve(options, setup = {}) {
     const app = new Hono<{ Bindings: { incoming: never; outgoing: never } }>();
     const errors: unknown[] = [];

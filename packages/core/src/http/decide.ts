@@ -1,6 +1,9 @@
 /**
- * decider builds a plan's `decide(req, ip)`: skip, key, consume, check, report, in that order.
+ * decider builds a plan's `decide(req, ip)`: lists, skip, key, consume, check, report, in that order.
  *
+ * - `denyList` / `allowList` are matched against the client IP the framework resolved, before anything
+ *   else: an address on the deny list gets the plan's one frozen `forbidden` Decision (403, nothing
+ *   counted, not reported); one on the allow list passes uncounted, like a skip. Deny wins over allow.
  * - `skip`, `key` and `cost` must answer synchronously: a promise from one is a TypeError (marked
  *   handled first, so its rejection can never be an unhandled one). A key that is not a string and a
  *   cost that is not a positive integer are the caller's bug: a TypeError / RangeError naming the hook.
@@ -21,6 +24,7 @@ import { describeValue, fail, isCost } from '../validate.js';
 import { decisionProblem } from './decision-check.js';
 import { MissingIpError, RateLimiterError } from './errors.js';
 import { ipKey } from './ip.js';
+import type { IpList } from './ip-list.js';
 import type { RateLimitOptions, RateLimitPlan } from './plan.js';
 
 export type Hooks<Req> = { readonly [K in 'key' | 'cost' | 'skip' | 'onDecision']: RateLimitOptions<Req>[K] | undefined } & {
@@ -28,11 +32,14 @@ export type Hooks<Req> = { readonly [K in 'key' | 'cost' | 'skip' | 'onDecision'
   readonly missingIp: 'reject' | 'skip';
   readonly telemetry: Telemetry | undefined;
   readonly shadow: boolean;
+  readonly allowList: IpList | undefined;
+  readonly denyList: IpList | undefined;
 };
 
 export function decider<Req>(owner: string, limiter: RateLimiter, hooks: Hooks<Req>): RateLimitPlan<Req>['decide'] {
-  const { key, cost, skip, onDecision, subnet, missingIp, telemetry, shadow } = hooks;
+  const { key, cost, skip, onDecision, subnet, missingIp, telemetry, shadow, allowList, denyList } = hooks;
   const own = limiter.policies;
+  const forbidden = forbiddenDecision(limiter);
   const checked = (value: unknown): Decision => {
     const problem = decisionProblem(value, own);
     if (problem !== undefined) throw new RateLimiterError(owner, new TypeError(problem));
@@ -51,6 +58,8 @@ export function decider<Req>(owner: string, limiter: RateLimiter, hooks: Hooks<R
   let lastIp: string | undefined;
   let lastKey: string | undefined;
   return function decide(req, ip) {
+    if (denyList !== undefined && denyList.has(ip)) return forbidden;
+    if (allowList !== undefined && allowList.has(ip)) return undefined;
     if (skip !== undefined && synchronous(owner, 'skip(req)', 'a boolean', skip(req)) === true) return undefined;
     let k: string | undefined;
     if (key !== undefined) {
@@ -83,6 +92,12 @@ export function decider<Req>(owner: string, limiter: RateLimiter, hooks: Hooks<R
     if (telemetry !== undefined) observe(telemetry, decision, shadow, undefined);
     return report === undefined ? decision : report(decision, req);
   };
+}
+
+/** forbiddenDecision is the answer to a denied address: no wait can help, nothing was counted. */
+function forbiddenDecision(limiter: RateLimiter): Decision {
+  const policy = limiter.policies[0] as Decision['policy'];
+  return Object.freeze({ allowed: false, limit: policy.limit, remaining: 0, retryAfterMs: Infinity, resetAfterMs: 0, policy, forbidden: true });
 }
 
 /** observe hands one decision to the telemetry; an observer's error never reaches the request. */

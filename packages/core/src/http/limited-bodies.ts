@@ -56,6 +56,7 @@ export class LimitedBodies {
   /** #slot packs (failure, retry seconds, violated mask) into one number, or undefined when uncacheable. */
   #slot(decision: Decision): number | undefined {
     if (decision.failure === 'closed') return -1;
+    if (decision.forbidden === true) return -2;
     const mask = this.#violated(decision);
     if (mask === undefined) return undefined;
     const retry = retryAfterSeconds(decision) ?? 0;

@@ -30,6 +30,7 @@ import { decider } from './decide.js';
 import { policiesProblem } from './decision-check.js';
 import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, policyField, writeHeaders } from './headers.js';
 import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet } from './ip.js';
+import { IpList } from './ip-list.js';
 import { ProxyWarning, type ProxySetting } from './proxy-check.js';
 import { type LimiterChoice, chooseLimiter } from './shorthand.js';
 
@@ -62,6 +63,13 @@ export interface RateLimitOptions<Req> extends LimiterChoice {
    * key. Never changes a decision.
    */
   readonly proxyWarning?: boolean;
+  /**
+   * IP addresses and CIDR ranges (IPv4, IPv6; IPv4-mapped read as IPv4) whose requests pass uncounted,
+   * with no rate-limit headers. Matched against the client IP the framework resolved, before counting.
+   */
+  readonly allowList?: readonly string[];
+  /** Addresses and ranges answered 403 problem+json before counting; wins over allowList. */
+  readonly denyList?: readonly string[];
 }
 
 export interface RateLimitPlan<Req> {
@@ -76,7 +84,7 @@ export interface RateLimitPlan<Req> {
   watchProxy(setting: ProxySetting): ProxyWarning;
 }
 
-const KNOWN = new Set(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'key', 'cost', 'skip', 'headers', 'ipv6Subnet', 'missingIp', 'shadow', 'onDecision', 'telemetry', 'proxyWarning']);
+const KNOWN = new Set(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'key', 'cost', 'skip', 'headers', 'ipv6Subnet', 'missingIp', 'shadow', 'onDecision', 'telemetry', 'proxyWarning', 'allowList', 'denyList']);
 
 /** prepareRateLimit validates adapter options and returns the plan; `extra` lists adapter-only option names. */
 export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<Req> | undefined, extra: readonly string[] = []): RateLimitPlan<Req> {
@@ -105,12 +113,15 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
   const bad = policiesProblem(limiter.policies);
   if (bad !== undefined) throw new TypeError(`${owner}: limiter ${bad}`);
   const policy = policyField(limiter.policies);
+  const allowList = o.allowList === undefined ? undefined : new IpList(o.allowList, owner, 'allowList');
+  const denyList = o.denyList === undefined ? undefined : new IpList(o.denyList, owner, 'denyList');
 
   return {
     limiter,
-    decide: decider(owner, limiter, { key, cost, skip, onDecision, subnet, missingIp, telemetry, shadow }),
+    decide: decider(owner, limiter, { key, cost, skip, onDecision, subnet, missingIp, telemetry, shadow, allowList, denyList }),
     blocks: (decision) => !decision.allowed && !shadow,
     writeHeaders(res, set, decision) {
+      if (decision.forbidden === true) return;
       const blocked = !decision.allowed && !shadow;
       if (style !== false || blocked) writeHeaders(res, set, decision, style, policy, blocked);
     },
