@@ -3,10 +3,11 @@
  * Redis together, as one call of the batch script (./lua/batch-script.ts), which decides them in the
  * order they were asked, atomically, exactly as if each had been its own EVALSHA back to back.
  *
- * When. A call is queued; the queue is sent at the end of the current turn of the event loop
- * (setImmediate, so every request whose bytes arrived in this turn joins), or at once when it reaches
- * `maxSize`. A turn that queued a single call sends it with the single script, as an unbatched store
- * would: a lone request waits for no one and costs Redis no more than before.
+ * When. A call made while nothing is on the wire goes at once, with the single script, as an
+ * unbatched store would send it: a lone request waits for no one. Otherwise it is queued; the queue is
+ * sent at the end of the current turn of the event loop (setImmediate, so every request whose bytes
+ * arrived in this turn joins), or at once when it reaches `maxSize`; a queue of one goes as a single
+ * call. Redis sees the calls in the order they were made either way.
  *
  * Where. On a single node every call joins one queue. On a Redis Cluster a script may only touch keys
  * of one hash slot, so calls are queued per slot (CRC16 of the key's hash tag, which for ratekeeper's
@@ -53,6 +54,8 @@ export class Batcher {
   readonly #stride: number;
   readonly #queues = new Map<number, Call[]>();
   #scheduled = false;
+  /** Calls and batches sent and not yet answered. */
+  #inFlight = 0;
   /** batches and batched count the multi-call batches sent and the calls they carried. */
   batches = 0;
   batched = 0;
@@ -71,10 +74,16 @@ export class Batcher {
    */
   submit<T>(key: string, args: readonly string[], script: Script, single: string[], outcome: Outcome<T>): Promise<T> {
     return new Promise<T>((resolve) => {
+      const call = { key, args, single, script, outcome: outcome as Outcome<unknown>, resolve: resolve as (value: unknown) => void };
+      // Nothing on the wire and nothing queued: a lone call waits for no one.
+      if (this.#inFlight === 0 && this.#queues.size === 0) {
+        this.#send([call]);
+        return;
+      }
       const slot = this.#slotOf === undefined ? 0 : this.#slotOf(key);
       let queue = this.#queues.get(slot);
       if (queue === undefined) this.#queues.set(slot, (queue = []));
-      queue.push({ key, args, single, script, outcome: outcome as Outcome<unknown>, resolve: resolve as (value: unknown) => void });
+      queue.push(call);
       if (queue.length >= this.#maxSize) {
         this.#queues.delete(slot);
         this.#send(queue);
@@ -84,6 +93,12 @@ export class Batcher {
       }
     });
   }
+
+  /** answered passes a single call's outcome through, counting its send as answered. */
+  readonly #answered = <T>(value: T): T => {
+    this.#inFlight--;
+    return value;
+  };
 
   /**
    * flush sends every queued call now. A call that bypasses the queue (a reset's DEL, a composite's
@@ -101,9 +116,10 @@ export class Batcher {
   };
 
   #send(calls: Call[]): void {
+    this.#inFlight++;
     if (calls.length === 1) {
       const call = calls[0] as Call;
-      void this.#remote.eval(call.script, call.single, call.key, call.outcome).then(call.resolve);
+      void this.#remote.eval(call.script, call.single, call.key, call.outcome).then(this.#answered).then(call.resolve);
       return;
     }
     this.batches++;
@@ -114,6 +130,7 @@ export class Batcher {
     if (command.length !== 3 + calls.length * (1 + this.#stride)) throw new Error('Batcher: a call has the wrong number of arguments');
     command.push('0'); // the deadline's place: Remote sets it on every send (see ./remote.ts)
     void this.#remote.eval(this.#script, command, (calls[0] as Call).key, (ended) => {
+      this.#inFlight--;
       const replies = Array.isArray(ended) && ended.length === calls.length ? ended : undefined;
       calls.forEach((call, i) => {
         const reply = replies === undefined ? (ended instanceof Failure ? ended : new Failure('reply', new TypeError('RedisStore: the batch reply has an unexpected shape'))) : replies[i];
