@@ -34,6 +34,12 @@ export interface RateLimiter<M extends Mode = Mode> {
   allow(key: string, cost?: number): Result<M, boolean>;
   /** reset returns `key` to its empty state. */
   reset(key: string): Result<M, void>;
+  /**
+   * refund gives back up to `cost` (default 1) units that `key` spent, for a request that turned out
+   * not to count (or to cost less). Never raises a key above its empty (full) state, never admits more
+   * than the policy would net of refunds; atomic per key on every store. Present on every core limiter.
+   */
+  refund?(key: string, cost?: number): Result<M, void>;
 }
 
 /** Options every single-policy limiter takes. */
@@ -91,6 +97,14 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
   reset(key: string): Result<M, void> {
     if (typeof key !== 'string') return refuseCall(this.#owner, this.mode, key, 1, 0);
     return this.binding.reset(key);
+  }
+
+  refund(key: string, cost = 1): Result<M, void> {
+    const now = this.clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(this.#owner, this.mode, key, cost, now);
+    const refund = this.binding.refund;
+    if (refund === undefined) throw new TypeError(`${this.#owner}: its store cannot refund`);
+    return refund.call(this.binding, key, now, cost);
   }
 }
 
