@@ -38,7 +38,6 @@ import { type Plans, limited, preparePlans } from './plans.js';
 import { ProxyWarning, type ProxySetting } from './proxy-check.js';
 import { type LimiterChoice, chooseLimiter } from './shorthand.js';
 
-export { MissingIpError, RateLimiterError } from './errors.js';
 
 export interface RateLimitOptions<Req> extends LimiterChoice {
   /** The key to count the request under (default: the client IP as the framework resolved it); may be async. */
