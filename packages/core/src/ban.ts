@@ -85,6 +85,11 @@ export class BanLimiter<M extends Mode = 'sync'> implements RateLimiter<M> {
     return this.#binding.reset(key);
   }
 
+  /** refundable: the wrapped limiter can refund. */
+  get refundable(): boolean {
+    return this.#inner.refundable;
+  }
+
   refund(key: string, cost = 1): Result<M, void> {
     return this.#inner.refund(key, cost);
   }

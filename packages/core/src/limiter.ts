@@ -62,9 +62,12 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
   /** The store binding this limiter decides through (used by CompositeLimiter). */
   readonly binding: StoreBinding<M>;
   readonly #owner: string;
+  /** refundable: the algorithm has a refund step (sliding log has none yet), so refund() works. */
+  readonly refundable: boolean;
 
   protected constructor(owner: string, algorithm: Algorithm<P>, policy: P, options: LimiterOptions<M>) {
     this.#owner = owner;
+    this.refundable = algorithm.refund !== undefined;
     this.clock = options.clock === undefined ? systemClock : checkClock(owner, options.clock);
     this.store = options.store === undefined ? (new MemoryStore() as unknown as Store<M>) : checkStore(owner, options.store);
     this.mode = this.store.mode;
@@ -103,7 +106,7 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
     const now = this.clock.now();
     if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(this.#owner, this.mode, key, cost, now);
     const refund = this.binding.refund;
-    if (refund === undefined) throw new TypeError(`${this.#owner}: its store cannot refund`);
+    if (refund === undefined || !this.refundable) throw new TypeError(`${this.#owner}: its algorithm or store cannot refund`);
     return refund.call(this.binding, key, now, cost);
   }
 }

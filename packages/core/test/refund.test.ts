@@ -113,3 +113,15 @@ describe('limiters', () => {
     expect(() => both.refund(1 as never)).toThrowError(TypeError);
   });
 });
+
+describe('an algorithm without a refund step (sliding log, for now)', () => {
+  it('refuses refund loudly rather than doing nothing, and so do countOutcome and settle at creation', async () => {
+    const { SlidingLogLimiter, prepareRateLimit } = await import('../src/index.js');
+    const log = new SlidingLogLimiter({ limit: 3, windowMs: 1000 });
+    expect(log.refundable).toBe(false);
+    expect(() => log.refund('k')).toThrowError(new TypeError('SlidingLogLimiter: its algorithm or store cannot refund'));
+    expect(() => prepareRateLimit('rateLimit', { limiter: log, countOutcome: () => true })).toThrowError(
+      new TypeError('rateLimit: countOutcome and settle need limiters with refund(); limiter has none'),
+    );
+  });
+});

@@ -151,7 +151,7 @@ export function prepareRateLimit<Req>(
     const bad = policiesProblem(l.policies);
     if (bad !== undefined) throw new TypeError(`${owner}: ${plans === undefined ? 'limiter' : `plans.${plans.names[i]}`} ${bad}`);
   }
-  const refundless = charges === undefined ? -1 : all.findIndex((l) => typeof l.refund !== 'function');
+  const refundless = charges === undefined ? -1 : all.findIndex((l) => typeof l.refund !== 'function' || (l as { refundable?: boolean }).refundable === false);
   if (refundless >= 0) throw new TypeError(`${owner}: countOutcome and settle need limiters with refund(); ${plans === undefined ? 'limiter' : `plans.${plans.names[refundless]}`} has none`);
   const allowList = o.allowList === undefined ? undefined : new IpList(o.allowList, owner, 'allowList');
   const denyList = o.denyList === undefined ? undefined : new IpList(o.denyList, owner, 'denyList');
