@@ -12,6 +12,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const VALUES = [
+  'BanLimiter',
   'CompositeLimiter',
   'DECISION_OUTCOMES',
   'DEFAULT_IPV6_SUBNET',
@@ -35,6 +36,7 @@ const VALUES = [
   'SlidingWindowLimiter',
   'TokenBucketLimiter',
   'WaitError',
+  'bannedDecision',
   'checkIpv6Subnet',
   'chooseLimiter',
   'decisionProblem',
@@ -70,9 +72,12 @@ const TYPES = [
   'Algorithm',
   'AlgorithmName',
   'AlgorithmShorthand',
+  'BanOptions',
+  'Bans',
   'Clock',
   'Decision',
   'DecisionOutcome',
+  'Finished',
   'FixedWindowPolicy',
   'GcraOptions',
   'HeaderSetter',
@@ -83,6 +88,7 @@ const TYPES = [
   'LimiterOptions',
   'MemoryStoreOptions',
   'Mode',
+  'NodeResponse',
   'Outcome',
   'Policy',
   'ProxyFinding',
