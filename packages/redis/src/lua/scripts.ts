@@ -51,13 +51,14 @@ return { 0, num(remaining), num(retry), num(reset) }
 /**
  * REFUND_BODY gives `cost` back to one policy's key (the algorithm's refund port, STEP_refund): the
  * next state is written with the TTL until it is empty, or the key deleted when it is empty already.
- * A key with nothing to give back is left alone. Replies 1 when it changed the key, else 0.
+ * A key with nothing to give back is left alone. Replies 2 when it changed the key, else 1: never 0
+ * or less, which Remote reads as a script that expired before running (./remote.ts).
  */
 const REFUND_BODY = `
 local changed, ttl, state = STEP_refund(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
-if not changed then return 0 end
+if not changed then return 1 end
 if ttl > 0 then redis.call('SET', KEYS[1], state, 'PX', px(ttl)) else redis.call('DEL', KEYS[1]) end
-return 1
+return 2
 `;
 
 /**
