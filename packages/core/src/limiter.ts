@@ -62,7 +62,7 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
   /** The store binding this limiter decides through (used by CompositeLimiter). */
   readonly binding: StoreBinding<M>;
   readonly #owner: string;
-  /** refundable: the algorithm has a refund step (sliding log has none yet), so refund() works. */
+  /** refundable: the algorithm has a refund step (every core algorithm does), so refund() works. */
   readonly refundable: boolean;
 
   protected constructor(owner: string, algorithm: Algorithm<P>, policy: P, options: LimiterOptions<M>) {

@@ -13,9 +13,11 @@ import {
   FixedWindowLimiter,
   ManualClock,
   MemoryStore,
+  SlidingLogLimiter,
   SlidingWindowLimiter,
   TokenBucketLimiter,
   fixedWindow,
+  slidingLog,
   slidingWindow,
   tokenBucket,
 } from '../src/index.js';
@@ -28,6 +30,7 @@ const SUBJECTS: readonly [string, Algorithm<never>, Policy][] = [
   ['token bucket', tokenBucket as Algorithm<never>, new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1 }).policy],
   ['sliding window', slidingWindow as Algorithm<never>, new SlidingWindowLimiter({ limit: LIMIT, windowMs: 10_000 }).policy],
   ['fixed window', fixedWindow as Algorithm<never>, new FixedWindowLimiter({ limit: LIMIT, windowMs: 10_000 }).policy],
+  ['sliding log', slidingLog(LIMIT) as Algorithm<never>, new SlidingLogLimiter({ limit: LIMIT, windowMs: 10_000 }).policy],
 ];
 
 const bind = (algorithm: Algorithm<never>, policy: Policy) => new MemoryStore().bind(algorithm, policy as never) as StoreBinding<'sync'>;
@@ -114,14 +117,3 @@ describe('limiters', () => {
   });
 });
 
-describe('an algorithm without a refund step (sliding log, for now)', () => {
-  it('refuses refund loudly rather than doing nothing, and so do countOutcome and settle at creation', async () => {
-    const { SlidingLogLimiter, prepareRateLimit } = await import('../src/index.js');
-    const log = new SlidingLogLimiter({ limit: 3, windowMs: 1000 });
-    expect(log.refundable).toBe(false);
-    expect(() => log.refund('k')).toThrowError(new TypeError('SlidingLogLimiter: its algorithm or store cannot refund'));
-    expect(() => prepareRateLimit('rateLimit', { limiter: log, countOutcome: () => true })).toThrowError(
-      new TypeError('rateLimit: countOutcome and settle need limiters with refund(); limiter has none'),
-    );
-  });
-});

@@ -9,7 +9,7 @@
  * client (mutant) fails the concurrency property.
  */
 import fc from 'fast-check';
-import { CompositeLimiter, FixedWindowLimiter, ManualClock, type RateLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import { CompositeLimiter, FixedWindowLimiter, ManualClock, type RateLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
@@ -25,6 +25,7 @@ const ALGORITHMS: readonly [string, Make][] = [
   ['token-bucket', (o) => new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 2, ...o }) as RateLimiter],
   ['sliding-window', (o) => new SlidingWindowLimiter({ limit: LIMIT, windowMs: 2_000, ...o }) as RateLimiter],
   ['fixed-window', (o) => new FixedWindowLimiter({ limit: LIMIT, windowMs: 2_000, ...o }) as RateLimiter],
+  ['sliding-log', (o) => new SlidingLogLimiter({ limit: LIMIT, windowMs: 2_000, ...o }) as RateLimiter],
 ];
 
 let server: RedisServer;
