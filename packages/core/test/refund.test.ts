@@ -117,3 +117,20 @@ describe('limiters', () => {
   });
 });
 
+describe('a custom algorithm without a refund step', () => {
+  it('refuses refund loudly rather than doing nothing, and so do countOutcome and settle at creation', async () => {
+    const { Limiter, prepareRateLimit } = await import('../src/index.js');
+    const policy = new TokenBucketLimiter({ capacity: 3, refillPerSecond: 1 }).policy;
+    class NoRefund extends Limiter<typeof policy, 'sync'> {
+      constructor() {
+        super('NoRefund', { ...tokenBucket, refund: undefined } as never, policy, {});
+      }
+    }
+    const limiter = new NoRefund();
+    expect(limiter.refundable).toBe(false);
+    expect(() => limiter.refund('k')).toThrowError(new TypeError('NoRefund: its algorithm or store cannot refund'));
+    expect(() => prepareRateLimit('rateLimit', { limiter, countOutcome: () => true })).toThrowError(
+      new TypeError('rateLimit: countOutcome and settle need limiters with refund(); limiter has none'),
+    );
+  });
+});
