@@ -1,13 +1,15 @@
 /**
  * `pnpm demo`: starts the four example servers (examples/express, fastify, koa, hono) as child processes on
  * free loopback ports, drives the same short burst at each (demo/drive.mjs), prints one table per
- * framework (demo/table.mjs), stops the servers and exits.
+ * framework (demo/table.mjs); then the two per-caller examples (examples/api-keys, examples/login)
+ * with their own scripts and checks (demo/callers.mjs); stops the servers and exits.
  *
  * Exit status: 0 only when every server started and every answer passed demo/checks.mjs (200 or 429,
  * headers present, each limit engaged, Retry-After obeyed and sufficient); 1 otherwise, with the reasons
  * printed; 130 on Ctrl-C. The whole run is bounded (DEADLINE_MS) and leaves no process behind.
  */
 import { fileURLToPath } from 'node:url';
+import { CALLERS, checkCallers, driveCallers } from './demo/callers.mjs';
 import { checkRows } from './demo/checks.mjs';
 import { drive } from './demo/drive.mjs';
 import { startServer, stopAll } from './demo/servers.mjs';
@@ -30,6 +32,10 @@ const INTRO = `ratekeeper demo: the same limits on an Express, a Fastify, a Koa 
                  "search-1m"    8 per minute (sliding window) } by one costs the other nothing
 Each server gets GET /, 8 quick GET /search, a pause as long as the last Retry-After asked,
 4 more GET /search, then 6 POST /login.
+Then limits from who the caller is (examples/api-keys, examples/login, Express):
+  api-keys       "free" / "pro" 10 / 100 units a minute, the plan found by an async API-key lookup;
+                                a unit is 1 KiB of response, settled after the response is sent
+  login          "login-failures" 5 failed logins per 15 minutes (only failures count), then a ban of an hour
 `;
 
 async function main() {
@@ -37,6 +43,9 @@ async function main() {
   console.log(INTRO);
   const servers = await Promise.all(
     EXAMPLES.map(([name, dir]) => startServer(name, fileURLToPath(new URL(`../examples/${dir}/`, import.meta.url)), START_TIMEOUT_MS)),
+  );
+  const callers = await Promise.all(
+    Object.keys(CALLERS).map((dir) => startServer(dir, fileURLToPath(new URL(`../examples/${dir}/`, import.meta.url)), START_TIMEOUT_MS)),
   );
   const problems = [];
   const answers = [];
@@ -46,10 +55,16 @@ async function main() {
     problems.push(...checkRows(rows).map((problem) => `${name}: ${problem}`));
     answers.push(...rows.filter((row) => row.waitedMs === undefined));
   }
+  for (const { name, url } of callers) {
+    const rows = await driveCallers(url, CALLERS[name]);
+    console.log(`${formatTable(`${name} (${url})`, rows)}\n`);
+    problems.push(...checkCallers(rows).map((problem) => `${name}: ${problem}`));
+    answers.push(...rows);
+  }
   await stopAll();
   const count = (status) => answers.filter((row) => row.status === status).length;
   const seconds = ((performance.now() - begun) / 1000).toFixed(1);
-  console.log(`${servers.length} servers, ${answers.length} answers: ${count(200)} × 200, ${count(429)} × 429; servers stopped; ${seconds} s.`);
+  console.log(`${servers.length + callers.length} servers, ${answers.length} answers: ${count(200)} × 200, ${count(401)} × 401, ${count(429)} × 429; servers stopped; ${seconds} s.`);
   if (problems.length === 0) return 0;
   console.error(`\nThe demo found ${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return 1;

@@ -16,6 +16,8 @@ const COLUMNS = [
 
 /** formatTable renders one framework's rows (pauses included) as lines of text. */
 export function formatTable(title, rows) {
+  // The request column fits its longest entry (the per-caller examples label their requests).
+  COLUMNS[1][1] = Math.max(13, ...rows.filter((r) => r.waitedMs === undefined).map((r) => `${r.method} ${r.path}`.length));
   const lines = [title, line(COLUMNS.map(([name]) => name))];
   for (const row of rows) {
     if (row.waitedMs !== undefined) lines.push(`${' '.repeat(8)}… waits ${row.waitedMs} ms, as Retry-After: ${row.asked ?? '(none)'} asked`);

@@ -46,12 +46,17 @@ export interface Setup<F> {
   readonly refuseHeader?: string;
 }
 
-/** Served is a listening app: rateLimit, then a GET / that answers 'ok' and counts its runs. */
+/**
+ * Served is a listening app: rateLimit, then a GET / that answers 'ok' and counts its runs; with
+ * `?status=N` it answers that status, with `?bytes=N` a body of N bytes (with its Content-Length).
+ */
 export interface Served extends Listening {
   /** Every error that reached the framework's error path, in order. */
   readonly errors: unknown[];
   /** The client address the framework resolved, for each request that reached the route. */
   readonly ips: (string | undefined)[];
+  /** The decision the adapter left on the request (req.rateLimit, ctx.state.rateLimit), per request that reached the route. */
+  readonly decisions?: (Decision | undefined)[];
   /** How many times the route ran. */
   ran(): number;
 }

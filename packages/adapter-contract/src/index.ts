@@ -15,6 +15,8 @@ export { type FaultMutants, type Mutant, SECRET, closedFailureIs503, faultsSuite
 export { type Resolves, ipSuite } from './ip.js';
 export { listsSuite } from './lists.js';
 export { optionsSuite } from './options.js';
+export { outcomeSuite } from './outcome.js';
+export { perCaller, perCallerSuite } from './per-caller.js';
 export { proxyWarningSuite } from './proxy-warning.js';
 export { retrySuite } from './retry.js';
 export { validationSuite } from './validation.js';

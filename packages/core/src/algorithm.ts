@@ -45,6 +45,15 @@ export interface Algorithm<P extends Policy = Policy> {
    * It computes none of a Decision's figures, which is what keeps `allow` as cheap as a naive bucket. Optional: without it, allow evaluates.
    */
   admit?(policy: P, state: Float64Array, offset: number, now: number, cost: number): boolean;
+  /**
+   * refund gives back up to `cost` units to the held state at `state[offset…]` at `now`: it writes the
+   * next state into `out.next` and its time to empty into `out.ttlMs` and returns true, or returns
+   * false when there is nothing to give back (nothing is then written). It never leaves a state more
+   * generous than the empty (full) one, and never gives back more than the state holds: a refund can
+   * lower what a key has spent, never raise what it may spend above its policy. Optional: a limiter
+   * whose algorithm has none cannot refund.
+   */
+  refund?(policy: P, state: ArrayLike<number>, offset: number, now: number, cost: number, out: StepOutput): boolean;
 }
 
 /** stepOutput allocates a StepOutput for an algorithm's state size. */

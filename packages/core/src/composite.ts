@@ -77,6 +77,18 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
     return (this.mode === 'sync' ? undefined : Promise.all(results).then(() => undefined)) as Result<M, void>;
   }
 
+  /** refundable: every member can refund. */
+  get refundable(): boolean {
+    return this.members.every((m) => m.refundable);
+  }
+
+  /** refund gives `cost` back to every member (each capped at its own empty state). */
+  refund(key: string, cost = 1): Result<M, void> {
+    if (typeof key !== 'string' || !isCost(cost)) return refuseCall(OWNER, this.mode, key, cost, 0);
+    const results = this.members.map((m) => m.refund(key, cost));
+    return (this.mode === 'sync' ? undefined : Promise.all(results).then(() => undefined)) as Result<M, void>;
+  }
+
   #decide(key: string, cost: number, commit: boolean): Result<M, Decision> {
     const now = this.#clock.now();
     if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, cost, now);

@@ -38,3 +38,8 @@ export interface Decision {
 export function neverSatisfiable(decision: Decision): boolean {
   return !decision.allowed && decision.retryAfterMs === Infinity;
 }
+
+/** bannedDecision is the denial a banned key gets, `leftMs` before its ban ends (ban.ts). */
+export function bannedDecision(policy: Policy, leftMs: number): Decision {
+  return { allowed: false, limit: policy.limit, remaining: 0, retryAfterMs: leftMs, resetAfterMs: leftMs, policy };
+}

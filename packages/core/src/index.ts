@@ -1,5 +1,5 @@
 export { type Clock, ManualClock, systemClock } from './clock.js';
-export { type Decision, neverSatisfiable } from './decision.js';
+export { type Decision, bannedDecision, neverSatisfiable } from './decision.js';
 export type { AlgorithmName, FixedWindowPolicy, Policy, SlidingLogPolicy, SlidingWindowPolicy, TokenBucketPolicy, WindowAlgorithm, WindowPolicy } from './policy.js';
 export { type Algorithm, type Step, type StepOutput, step, stepOutput, toDecision } from './algorithm.js';
 export { tokenBucket } from './algorithms/token-bucket.js';
@@ -14,5 +14,6 @@ export { GcraLimiter, type GcraOptions } from './gcra.js';
 export { type Reservation, type ReserveOptions, WaitError, type WaitOptions, reserve, wait } from './reserve.js';
 export { CompositeLimiter, mostRestrictive } from './composite.js';
 export { describeValue, refuseUnknown } from './validate.js';
+export { BanLimiter, type BanOptions, type Bans } from './ban.js';
 export { DECISION_OUTCOMES, type DecisionOutcome, type Telemetry, outcomeOf } from './telemetry.js';
 export * from './http/index.js';

@@ -34,6 +34,12 @@ export interface RateLimiter<M extends Mode = Mode> {
   allow(key: string, cost?: number): Result<M, boolean>;
   /** reset returns `key` to its empty state. */
   reset(key: string): Result<M, void>;
+  /**
+   * refund gives back up to `cost` (default 1) units that `key` spent, for a request that turned out
+   * not to count (or to cost less). Never raises a key above its empty (full) state, never admits more
+   * than the policy would net of refunds; atomic per key on every store. Present on every core limiter.
+   */
+  refund?(key: string, cost?: number): Result<M, void>;
 }
 
 /** Options every single-policy limiter takes. */
@@ -56,9 +62,12 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
   /** The store binding this limiter decides through (used by CompositeLimiter). */
   readonly binding: StoreBinding<M>;
   readonly #owner: string;
+  /** refundable: the algorithm has a refund step (every core algorithm does), so refund() works. */
+  readonly refundable: boolean;
 
   protected constructor(owner: string, algorithm: Algorithm<P>, policy: P, options: LimiterOptions<M>) {
     this.#owner = owner;
+    this.refundable = algorithm.refund !== undefined;
     this.clock = options.clock === undefined ? systemClock : checkClock(owner, options.clock);
     this.store = options.store === undefined ? (new MemoryStore() as unknown as Store<M>) : checkStore(owner, options.store);
     this.mode = this.store.mode;
@@ -91,6 +100,14 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
   reset(key: string): Result<M, void> {
     if (typeof key !== 'string') return refuseCall(this.#owner, this.mode, key, 1, 0);
     return this.binding.reset(key);
+  }
+
+  refund(key: string, cost = 1): Result<M, void> {
+    const now = this.clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(this.#owner, this.mode, key, cost, now);
+    const refund = this.binding.refund;
+    if (refund === undefined || !this.refundable) throw new TypeError(`${this.#owner}: its algorithm or store cannot refund`);
+    return refund.call(this.binding, key, now, cost);
   }
 }
 

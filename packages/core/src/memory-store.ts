@@ -33,6 +33,7 @@ import { decideAll } from './memory-all.js';
 import { MAX_VERBATIM_KEY, digestKey, storedKey } from './key-digest.js';
 import { evictionMask } from './eviction.js';
 import { optionsObject, positiveInteger, refuseUnknown } from './validate.js';
+import { MemoryBans } from './memory-ban.js';
 
 export interface MemoryStoreOptions {
   /** The most keys each limiter bound to this store keeps (default 100,000). */
@@ -61,6 +62,12 @@ export class MemoryStore implements Store<'sync'> {
   consumeAll(bindings: readonly StoreBinding<'sync'>[], key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
     return decideAll(bindings as readonly MemoryBinding[], key, now, cost, commit);
   }
+
+  /** banned puts a ban in front of one of this store's bindings (ban.ts, memory-ban.ts). */
+  banned(binding: StoreBinding<'sync'>, banMs: number): MemoryBans {
+    const inner = binding as MemoryBinding;
+    return new MemoryBans(inner, inner.policy, banMs, this.maxKeys);
+  }
 }
 
 /** MemoryBinding is one limiter's bounded table in a MemoryStore. */
@@ -88,6 +95,11 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     this.#out = stepOutput(algorithm.stateSize);
     // A wide state (a sliding log's ring) starts with fewer slots: the table starts at about 24 KB.
     this.#states = new Float64Array(Math.min(maxKeys, Math.ceil((INITIAL_SLOTS * 3) / this.#width), INITIAL_SLOTS) * this.#width);
+  }
+
+  /** policy is the policy this binding decides. */
+  get policy(): P {
+    return this.#policy;
   }
 
   /** size is the number of keys held, empty ones not yet dropped included. */
@@ -126,6 +138,17 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     key = storedKey(key);
     const slot = this.#index.get(key);
     if (slot !== undefined) this.#drop(key, slot);
+  }
+
+  /** refund gives back up to `cost` units to a held key (the algorithm's refund step); a key not held has nothing to give back. */
+  refund(key: string, now: number, cost: number): void {
+    const slot = this.#index.get(storedKey(key));
+    const algorithm = this.#algorithm;
+    if (slot === undefined || algorithm.refund === undefined) return;
+    const offset = slot * this.#width;
+    if (!algorithm.refund(this.#policy, this.#states, offset, now < this.#sweptAt ? this.#sweptAt : now, cost, this.#out)) return;
+    const next = this.#out.next;
+    for (let i = 0; i < next.length; i++) this.#states[offset + i] = next[i] as number;
   }
 
   /**

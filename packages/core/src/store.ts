@@ -26,6 +26,8 @@ export interface StoreBinding<M extends Mode = Mode> {
   allow(key: string, now: number, cost: number): Result<M, boolean>;
   /** reset returns `key` to its empty state. */
   reset(key: string): Result<M, void>;
+  /** refund gives back up to `cost` units to `key` at `now`, never beyond its empty state (Algorithm.refund). */
+  refund?(key: string, now: number, cost: number): Result<M, void>;
 }
 
 export interface Store<M extends Mode = Mode> {

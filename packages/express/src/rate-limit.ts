@@ -18,11 +18,31 @@
  * The trust-proxy check (core's proxy-check.ts) looks at requests until it has warned, naming
  * Express's `trust proxy` setting; proxyWarning: false turns it off. It never changes a decision.
  *
+ * `key`, `skip`, `cost` and `plan` may be async (their rejections go to `next(err)` too). A request
+ * whose socket closed while an async hook was being awaited is not counted and gets nothing more
+ * (core's `gone`). The Decision is left on `req.rateLimit` (typed by the augmentation below) for
+ * handlers and logs; with several limiters on one request, the last one's. With `countOutcome` or
+ * `settle`, an admitted request's response is handed to core's watch before `next()`.
+ *
  * On a synchronous limiter (the memory store) an allowed request costs one Decision and its header
  * strings: no promise and no closure per request.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type Decision, type LimitedBody, LimitedBodies, type ProxySetting, type RateLimitOptions, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { type Decision, type LimitedBody, type Outcome, type ProxySetting, type RateLimitOptions, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
+
+declare global {
+  // Express types its Request through this global namespace (express-serve-static-core).
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The decision of the last ratekeeper limiter this request went through (policy included). */
+      rateLimit?: Decision;
+    }
+  }
+}
+
+/** gone: the client's socket closed (an async key lookup outlived the client). */
+const gone = (req: Request): boolean => req.socket.destroyed;
 
 const OWNER = 'rateLimit';
 const PROXY: ProxySetting = {
@@ -50,17 +70,20 @@ const setHeader = (res: Response, name: string, value: string, append: boolean):
 
 /** rateLimit validates `options` and returns the middleware, for `app.use`, a Router or one route. */
 export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
-  const plan = prepareRateLimit<Request>(OWNER, options, ['handler']);
+  const plan = prepareRateLimit<Request>(OWNER, options, ['handler'], { gone });
   const custom = options?.handler;
   if (custom !== undefined && typeof custom !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(custom)}`);
   }
-  const bodies = new LimitedBodies(plan.limiter.policies);
-  const handler: Handler = custom ?? ((_req, res, decision) => answer(res, bodies.get(decision)));
+  const handler: Handler = custom ?? ((_req, res, decision) => answer(res, plan.body(decision)));
   const proxy = plan.watchProxy(PROXY);
+  const resolved = (req: Request, res: Response, next: NextFunction, outcome: Outcome): void => {
+    if (outcome === undefined) next();
+    else if (outcome !== null) respond(plan, handler, req, res, next, outcome);
+  };
 
   return function rateLimit(req: Request, res: Response, next: NextFunction): void {
-    let outcome: Decision | Promise<Decision> | undefined;
+    let outcome: Decision | Promise<Outcome> | undefined;
     try {
       const ip = req.ip;
       if (proxy.pending) proxy.observe(ip, req.socket.remoteAddress, req.headers);
@@ -70,7 +93,7 @@ export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
       return;
     }
     if (outcome === undefined) next();
-    else if (outcome instanceof Promise) outcome.then((decision) => respond(plan, handler, req, res, next, decision), next);
+    else if (outcome instanceof Promise) outcome.then((settled) => resolved(req, res, next, settled), next);
     else respond(plan, handler, req, res, next, outcome);
   };
 }
@@ -82,6 +105,7 @@ export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
  */
 function respond(plan: RateLimitPlan<Request>, handler: Handler, req: Request, res: Response, next: NextFunction, decision: Decision): void {
   if (res.headersSent) return;
+  req.rateLimit = decision;
   let blocked: boolean;
   try {
     plan.writeHeaders(res, setHeader, decision);
@@ -94,7 +118,9 @@ function respond(plan: RateLimitPlan<Request>, handler: Handler, req: Request, r
     next(error);
     return;
   }
-  if (!blocked) next();
+  if (blocked) return;
+  if (plan.watch !== undefined) plan.watch(req, res, decision);
+  next();
 }
 
 /** answer sends the default limited response: the limiter's precomputed problem+json bytes. */

@@ -7,6 +7,7 @@
 import type { ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
 import { listen, refusal } from '@ratekeeper/adapter-contract';
 import type { ServerResponse } from 'node:http';
+import type { Decision } from '@ratekeeper/core';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import express5 from 'express';
 import express4 from 'express4';
@@ -32,13 +33,16 @@ const view = (req: Request): RequestView => ({
 
 /** translate maps the contract's options onto Express's, leaving everything else untouched. */
 export function translate(options: ContractOptions): ExpressRateLimitOptions {
-  const { key, skip, cost, onDecision, handler, ...rest } = options;
+  const { key, skip, cost, plan, onDecision, countOutcome, settle, handler, ...rest } = options;
   const send = (res: Response, answer: { status: number; body: unknown }) => void res.status(answer.status).json(answer.body);
   return {
     ...rest,
     ...(key === undefined ? {} : { key: (req: Request) => key(view(req)) }),
     ...(skip === undefined ? {} : { skip: (req: Request) => skip(view(req)) }),
     ...(cost === undefined ? {} : { cost: (req: Request) => cost(view(req)) }),
+    ...(plan === undefined ? {} : { plan: (req: Request) => plan(view(req)) }),
+    ...(countOutcome === undefined ? {} : { countOutcome: (o, req: Request) => countOutcome(o, view(req)) }),
+    ...(settle === undefined ? {} : { settle: (o, req: Request) => settle(o, view(req)) }),
     ...(onDecision === undefined ? {} : { onDecision: (d, req: Request) => onDecision(d, view(req)) }),
     ...(handler === undefined
       ? {}
@@ -62,6 +66,9 @@ export function refuseHeader(res: ServerResponse, refused: string): void {
   }
 }
 
+/** body is the route's answer: 'ok', or `bytes` bytes when asked. */
+export const body = (bytes: unknown): string => (typeof bytes === 'string' ? 'x'.repeat(Number(bytes)) : 'ok');
+
 function driver(name: string, express: Express): Driver<Factory> {
   return {
     name,
@@ -72,15 +79,16 @@ function driver(name: string, express: Express): Driver<Factory> {
       app.set('trust proxy', setup.proxy ?? false);
       const errors: unknown[] = [];
       const ips: (string | undefined)[] = [];
+      const decisions: (Decision | undefined)[] = [];
       let ran = 0;
       const { before } = setup;
       if (before !== undefined) app.use((req, res, next) => (before(req, res), next()));
       if (setup.refuseHeader !== undefined) app.use((_req, res, next) => (refuseHeader(res, setup.refuseHeader as string), next()));
       app.use((setup.factory ?? rateLimit)(translate(options)));
-      app.get('/', (req, res) => void (ran++, ips.push(req.ip), res.send('ok')));
+      app.get('/', (req, res) => void (ran++, ips.push(req.ip), decisions.push(req.rateLimit), res.status(Number(req.query['status'] ?? 200)).send(body(req.query['bytes']))));
       const record: ErrorRequestHandler = (error, _req, _res, next) => void (errors.push(error), next(error));
       app.use(record);
-      return { ...listen(app), errors, ips, ran: () => ran };
+      return { ...listen(app), errors, ips, decisions, ran: () => ran };
     },
     serveRoutes(mounts) {
       const app = express();

@@ -27,19 +27,23 @@ const setHeader = (reply: FastifyReply, name: string, value: string): void => {
 
 /** finish writes the headers for `decision` and passes the request on or answers it. */
 export function finish(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision): void {
+  request.rateLimit = decision;
   limit.plan.writeHeaders(reply, setHeader, decision);
-  if (!limit.plan.blocks(decision)) done();
+  if (!limit.plan.blocks(decision)) {
+    if (limit.plan.watch !== undefined) limit.plan.watch(request, reply.raw, decision);
+    done();
+  }
   else if (limit.handler === undefined) sendDefault(limit, reply, decision);
   else runHandler(limit, request, reply, done, decision);
 }
 
 function sendDefault(limit: RouteLimit, reply: FastifyReply, decision: Decision): void {
-  const body = limit.bodies.get(decision);
+  const body = limit.plan.body(decision);
   reply.code(body.status).header('content-type', body.contentType).send(body.bytes);
 }
 
 function runHandler(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision): void {
-  reply.code(limit.bodies.get(decision).status);
+  reply.code(limit.plan.body(decision).status);
   let result: unknown;
   try {
     result = (limit.handler as NonNullable<RouteLimit['handler']>)(request, reply, decision);

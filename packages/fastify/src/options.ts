@@ -23,6 +23,12 @@ export type RateLimitHandler = (request: FastifyRequest, reply: FastifyReply, de
 export interface FastifyRateLimitOptions extends RateLimitOptions<FastifyRequest> {
   /** Answers a limited request (default: the status and RFC 9457 body of core's limitedResponse). */
   readonly handler?: RateLimitHandler;
+  /**
+   * Registration only. true (default): every route is limited unless its `config.rateLimit` is false.
+   * false: only the routes whose `config.rateLimit` is an options object are limited (merged over
+   * these options, as always), as @fastify/rate-limit's `global: false`.
+   */
+  readonly global?: boolean;
 }
 
 /**
@@ -35,6 +41,10 @@ export interface FastifyRateLimitOptions extends RateLimitOptions<FastifyRequest
 export type RouteRateLimitOptions = FastifyRateLimitOptions;
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** The decision of the ratekeeper limiter that decided this request (policy included), if any. */
+    rateLimit?: Decision;
+  }
   interface FastifyContextConfig {
     /** This route's rate limit: options merged over the plugin's, or false to exempt the route. */
     rateLimit?: RouteRateLimitOptions | false;

@@ -27,10 +27,14 @@
  * The trust-proxy check (core's proxy-check.ts) looks at requests until it has warned, naming Fastify's
  * `trustProxy` option; proxyWarning: false turns it off. It never changes a decision.
  *
+ * `global: false` limits only the routes whose `config.rateLimit` is an options object. The decision
+ * is left on `request.rateLimit` (decorated, typed in options.ts) for handlers and logs. A request
+ * whose socket closed while an async hook was being awaited is not counted and gets nothing more.
+ *
  * On a synchronous limiter (the memory store) an allowed request costs the route lookup, a Decision
  * and its header strings: no promise and no closure per request.
  */
-import type { Decision } from '@ratekeeper/core';
+import type { Outcome } from '@ratekeeper/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
 import { finish } from './answer.js';
@@ -51,7 +55,9 @@ function rateLimitPlugin(fastify: FastifyInstance, options: FastifyRateLimitOpti
 
 function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions): void {
   const global = prepareGlobal(registration);
+  const unlimited = registration.global === false ? undefined : global;
   const plans = new WeakMap<object, RouteLimit>();
+  if (!fastify.hasRequestDecorator('rateLimit')) fastify.decorateRequest('rateLimit', undefined);
 
   const routePlan = (config: object, where: string): RouteLimit => {
     let limit = plans.get(config);
@@ -62,7 +68,7 @@ function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions
   const limitFor = (request: FastifyRequest): RouteLimit | undefined => {
     const route = request.routeOptions;
     const config = route.config.rateLimit;
-    if (config === undefined) return global;
+    if (config === undefined) return unlimited;
     if (config === false) return undefined;
     return plans.get(config) ?? routePlan(config, describeRoute(route.method, route.url));
   };
@@ -89,7 +95,7 @@ function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions
     const outcome = limit.plan.decide(request, ip);
     if (outcome === undefined) next();
     // The second `then` also catches a throw from finish, which would otherwise be an unhandled rejection.
-    else if (outcome instanceof Promise) outcome.then((decision: Decision) => answered(reply) || finish(limit, request, reply, next, decision)).then(undefined, next);
+    else if (outcome instanceof Promise) outcome.then((settled: Outcome) => settle(limit, request, reply, next, settled)).then(undefined, next);
     else if (!answered(reply)) finish(limit, request, reply, next, outcome);
   });
 }
@@ -97,6 +103,12 @@ function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions
 /** answered: someone else already answered (an earlier hook writing on the raw response): touch nothing. */
 function answered(reply: FastifyReply): boolean {
   return reply.sent || reply.raw.headersSent;
+}
+
+/** settle finishes an async outcome: skipped goes on; a gone client (null) or an answered reply gets nothing more. */
+function settle(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction, outcome: Outcome): void {
+  if (outcome === undefined) next();
+  else if (outcome !== null && !answered(reply)) finish(limit, request, reply, next, outcome);
 }
 
 function describeRoute(method: string | readonly string[] | undefined, url: string | undefined): string {

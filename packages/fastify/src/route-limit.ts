@@ -17,20 +17,19 @@
  *
  * Errors name the route and the option, with the class core chose (TypeError / RangeError).
  */
-import { LimitedBodies, type ProxySetting, type ProxyWarning, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { type ProxySetting, type ProxyWarning, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyRateLimitOptions, RateLimitHandler, RouteRateLimitOptions } from './options.js';
 
 export const OWNER = 'rateLimit';
-const EXTRA = ['handler'] as const;
-const LIMITER_OPTIONS = ['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'] as const;
+const EXTRA = ['handler', 'global'] as const;
+const LIMITER_OPTIONS = ['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'plans', 'plan'] as const;
 /** The registration's shorthand options a shorthand route starts from (all but the policy name). */
 const SHORTHAND_CARRIED = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'store', 'clock'] as const;
 
 export interface RouteLimit {
   readonly plan: RateLimitPlan<FastifyRequest>;
   readonly handler: RateLimitHandler | undefined;
-  readonly bodies: LimitedBodies;
   /** False when a `key` function replaces the IP, so request.ip (proxy-addr work) is never read. */
   readonly needsIp: boolean;
   /** The once-per-process trust-proxy check, in Fastify's terms. */
@@ -46,6 +45,8 @@ const PROXY: ProxySetting = {
 
 /** prepareGlobal validates the registration options; errors name the option. */
 export function prepareGlobal(options: FastifyRateLimitOptions | undefined): RouteLimit {
+  const global = options?.global;
+  if (global !== undefined && typeof global !== 'boolean') throw new TypeError(`${OWNER}: global must be a boolean, got ${describeValue(global)}`);
   return prepare(OWNER, options);
 }
 
@@ -56,6 +57,7 @@ export function prepareRoute(global: FastifyRateLimitOptions, globalLimit: Route
     throw new TypeError(`${owner} must be an options object or false, got ${describeValue(route)}`);
   }
   const own = route as RouteRateLimitOptions;
+  if (own.global !== undefined) throw new TypeError(`${owner}: global applies to the registration only, not to a route`);
   try {
     const merged = inherited(global, globalLimit, own);
     for (const [name, value] of Object.entries(own)) if (value !== undefined) merged[name] = value;
@@ -69,11 +71,12 @@ export function prepareRoute(global: FastifyRateLimitOptions, globalLimit: Route
 function inherited(global: FastifyRateLimitOptions, globalLimit: RouteLimit, own: RouteRateLimitOptions): Record<string, unknown> {
   const base: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(global)) {
-    if (!(LIMITER_OPTIONS as readonly string[]).includes(name)) base[name] = value;
+    if (!(LIMITER_OPTIONS as readonly string[]).includes(name) && name !== 'global') base[name] = value;
   }
   if (!LIMITER_OPTIONS.some((name) => own[name] !== undefined)) {
-    base['limiter'] = globalLimit.plan.limiter;
-  } else if (own.limiter === undefined && global.limiter === undefined) {
+    if (global.plans === undefined && global.plan === undefined) base['limiter'] = globalLimit.plan.limiter;
+    else Object.assign(base, { plans: global.plans, plan: global.plan });
+  } else if (own.limiter === undefined && global.limiter === undefined && global.plans === undefined) {
     // 'token-bucket' is core's default algorithm (chooseLimiter).
     const globalAlgorithm = global.algorithm ?? 'token-bucket';
     const sameAlgorithm = (own.algorithm ?? globalAlgorithm) === globalAlgorithm;
@@ -83,13 +86,16 @@ function inherited(global: FastifyRateLimitOptions, globalLimit: RouteLimit, own
   return base;
 }
 
+/** gone: the client's socket closed (an async key lookup outlived the client). */
+const gone = (request: FastifyRequest): boolean => request.raw.socket?.destroyed === true;
+
 function prepare(owner: string, options: FastifyRateLimitOptions | undefined): RouteLimit {
-  const plan = prepareRateLimit<FastifyRequest>(owner, options, EXTRA);
+  const plan = prepareRateLimit<FastifyRequest>(owner, options, EXTRA, { gone });
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${owner}: handler must be a function, got ${describeValue(handler)}`);
   }
-  return { plan, handler, bodies: new LimitedBodies(plan.limiter.policies), needsIp: options?.key === undefined, proxy: plan.watchProxy(PROXY) };
+  return { plan, handler, needsIp: options?.key === undefined, proxy: plan.watchProxy(PROXY) };
 }
 
 /** withOwner prefixes a limiter constructor's message with the route, keeping the error's class. */

@@ -12,6 +12,7 @@
 import { type Server, createServer } from 'node:http';
 import type { Answer, ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
 import { listen, refusal } from '@ratekeeper/adapter-contract';
+import type { Decision } from '@ratekeeper/core';
 import Fastify, { type FastifyPluginCallback, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type FastifyRateLimitOptions, rateLimit } from '../src/index.js';
 
@@ -31,13 +32,16 @@ const view = (request: FastifyRequest): RequestView => ({
 
 /** translate maps the contract's options onto Fastify's, leaving everything else untouched. */
 export function translate(options: ContractOptions): FastifyRateLimitOptions {
-  const { key, skip, cost, onDecision, handler, ...rest } = options;
+  const { key, skip, cost, plan, onDecision, countOutcome, settle, handler, ...rest } = options;
   const send = (reply: FastifyReply, answer: Answer) => reply.code(answer.status).send(answer.body);
   return {
     ...rest,
     ...(key === undefined ? {} : { key: (request: FastifyRequest) => key(view(request)) }),
     ...(skip === undefined ? {} : { skip: (request: FastifyRequest) => skip(view(request)) }),
     ...(cost === undefined ? {} : { cost: (request: FastifyRequest) => cost(view(request)) }),
+    ...(plan === undefined ? {} : { plan: (request: FastifyRequest) => plan(view(request)) }),
+    ...(countOutcome === undefined ? {} : { countOutcome: (o, request: FastifyRequest) => countOutcome(o, view(request)) }),
+    ...(settle === undefined ? {} : { settle: (o, request: FastifyRequest) => settle(o, view(request)) }),
     ...(onDecision === undefined ? {} : { onDecision: (d, request: FastifyRequest) => onDecision(d, view(request)) }),
     ...(handler === undefined
       ? {}
@@ -67,6 +71,7 @@ export const driver: Driver<Plugin> = {
     });
     const errors: unknown[] = [];
     const ips: (string | undefined)[] = [];
+    const decisions: (Decision | undefined)[] = [];
     let ran = 0;
     app.addHook('onError', (_request, _reply, error, done) => void (errors.push(error), done()));
     const { before, refuseHeader } = setup;
@@ -89,14 +94,16 @@ export const driver: Driver<Plugin> = {
       });
     }
     void app.register(setup.factory ?? rateLimit, translate(options));
-    app.get('/', async (request) => {
+    app.get('/', async (request, reply) => {
       ran++;
       ips.push(request.ip);
-      return 'ok';
+      decisions.push(request.rateLimit);
+      const query = request.query as { status?: string; bytes?: string };
+      return reply.code(Number(query.status ?? 200)).send(query.bytes === undefined ? 'ok' : 'x'.repeat(Number(query.bytes)));
     });
     const ready = Promise.resolve(app.ready());
     ready.catch((error: unknown) => void errors.push(error));
-    return { ...listen({ listen: (port, host) => (server as Server).listen(port, host) }), errors, ips, ran: () => ran };
+    return { ...listen({ listen: (port, host) => (server as Server).listen(port, host) }), errors, ips, decisions, ran: () => ran };
   },
   serveRoutes() {
     throw new Error('Fastify: a route config.rateLimit replaces the registration plan; stacked mounts do not apply');

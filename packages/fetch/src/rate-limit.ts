@@ -67,6 +67,8 @@ const onHeaders = (headers: Headers, name: string, value: string, append: boolea
 /** rateLimit validates `options` at once and returns the check. */
 export function rateLimit<Req extends object = Request>(options?: FetchRateLimitOptions<Req>): FetchRateLimit<Req> {
   const plan = prepareRateLimit<Req>(OWNER, options, ['handler']);
+  // countOutcome and settle act when a Node response closes; a fetch Response has no such moment here.
+  if (plan.watch !== undefined) throw new TypeError(`${OWNER}: countOutcome and settle are not supported by the fetch adapter (they need a Node response)`);
   const bodies = new LimitedBodies(plan.limiter.policies);
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
@@ -89,6 +91,8 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
     const outcome = plan.decide(request, client?.ip ?? undefined);
     if (outcome === undefined) return undefined;
     const decision = outcome instanceof Promise ? await outcome : outcome;
+    // An async skip resolves to undefined (pass on, uncounted); null (a client gone) needs no adapter here.
+    if (decision == null) return undefined;
     if (plan.blocks(decision)) return answer(request, decision);
     decided.set(request, decision);
     return undefined;

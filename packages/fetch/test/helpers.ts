@@ -26,12 +26,15 @@ const json = (answer: Answer) => Response.json(answer.body, { status: answer.sta
 
 /** translate maps the contract's options onto the fetch adapter's. */
 export function translate(options: ContractOptions): FetchRateLimitOptions {
-  const { key, skip, cost, onDecision, handler, ...rest } = options;
+  const { key, skip, cost, plan, countOutcome, settle, onDecision, handler, ...rest } = options;
   return {
     ...rest,
     ...(key === undefined ? {} : { key: (r: Request) => key(view(r)) }),
     ...(skip === undefined ? {} : { skip: (r: Request) => skip(view(r)) }),
     ...(cost === undefined ? {} : { cost: (r: Request) => cost(view(r)) }),
+    ...(plan === undefined ? {} : { plan: (r: Request) => plan(view(r)) }),
+    ...(countOutcome === undefined ? {} : { countOutcome: (o, r: Request) => countOutcome(o, view(r)) }),
+    ...(settle === undefined ? {} : { settle: (o, r: Request) => settle(o, view(r)) }),
     ...(onDecision === undefined ? {} : { onDecision: (d, r: Request) => onDecision(d, view(r)) }),
     ...(handler === undefined
       ? {}

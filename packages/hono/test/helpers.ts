@@ -32,13 +32,16 @@ export function source(proxy: unknown): Pick<HonoRateLimitOptions, 'getConnInfo'
 
 /** translate maps the contract's options onto Hono's. */
 export function translate(options: ContractOptions, proxy?: unknown): HonoRateLimitOptions {
-  const { key, skip, cost, onDecision, handler, ...rest } = options;
+  const { key, skip, cost, plan, countOutcome, settle, onDecision, handler, ...rest } = options;
   return {
     ...source(proxy),
     ...rest,
     ...(key === undefined ? {} : { key: (c: Context) => key(view(c)) }),
     ...(skip === undefined ? {} : { skip: (c: Context) => skip(view(c)) }),
     ...(cost === undefined ? {} : { cost: (c: Context) => cost(view(c)) }),
+    ...(plan === undefined ? {} : { plan: (c: Context) => plan(view(c)) }),
+    ...(countOutcome === undefined ? {} : { countOutcome: (o, c: Context) => countOutcome(o, view(c)) }),
+    ...(settle === undefined ? {} : { settle: (o, c: Context) => settle(o, view(c)) }),
     ...(onDecision === undefined ? {} : { onDecision: (d, c: Context) => onDecision(d, view(c)) }),
     ...(handler === undefined
       ? {}

@@ -17,9 +17,26 @@
  *
  * The trust-proxy check (core's proxy-check.ts) looks at requests until it has warned, naming Koa's
  * `app.proxy`; proxyWarning: false turns it off. It never changes a decision.
+ *
+ * `key`, `skip`, `cost` and `plan` may be async (their rejections reject the middleware's promise
+ * too). A request whose socket closed while an async hook was being awaited is not counted and gets
+ * nothing more (core's `gone`; Koa finds the response unwritable and stays quiet). The Decision is left
+ * on `ctx.state.rateLimit` (typed by the augmentation below) for later middleware and logs; with
+ * several limiters on one request, the last one's. With `countOutcome` or `settle`, an admitted
+ * request's response is handed to core's watch before `next()`.
  */
 import type { Context, Middleware, Next } from 'koa';
-import { type Decision, LimitedBodies, type ProxySetting, type RateLimitOptions, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { type Decision, type ProxySetting, type RateLimitOptions, describeValue, prepareRateLimit } from '@ratekeeper/core';
+
+declare module 'koa' {
+  interface DefaultState {
+    /** The decision of the last ratekeeper limiter this request went through (policy included). */
+    rateLimit?: Decision;
+  }
+}
+
+/** gone: the client's socket closed (an async key lookup outlived the client). */
+const gone = (ctx: Context): boolean => ctx.req.socket.destroyed;
 
 const OWNER = 'rateLimit';
 const PROXY: ProxySetting = {
@@ -46,8 +63,7 @@ const setHeader = (ctx: Context, name: string, value: string, append: boolean): 
 
 /** rateLimit validates `options` and returns the middleware, for `app.use` or a router. */
 export function rateLimit(options?: KoaRateLimitOptions): Middleware {
-  const plan = prepareRateLimit<Context>(OWNER, options, ['handler']);
-  const bodies = new LimitedBodies(plan.limiter.policies);
+  const plan = prepareRateLimit<Context>(OWNER, options, ['handler'], { gone });
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
@@ -61,11 +77,16 @@ export function rateLimit(options?: KoaRateLimitOptions): Middleware {
     const outcome = plan.decide(ctx, ip);
     if (outcome === undefined) return next();
     const decision = outcome instanceof Promise ? await outcome : outcome;
-    if (ctx.headerSent) return;
+    if (decision === undefined) return next();
+    if (decision === null || ctx.headerSent) return;
+    ctx.state.rateLimit = decision;
     plan.writeHeaders(ctx, setHeader, decision);
-    if (!plan.blocks(decision)) return next();
+    if (!plan.blocks(decision)) {
+      if (plan.watch !== undefined) plan.watch(ctx, ctx.res, decision);
+      return next();
+    }
     if (handler !== undefined) return handler(ctx, decision);
-    const body = bodies.get(decision);
+    const body = plan.body(decision);
     ctx.status = body.status;
     ctx.body = body.bytes;
     ctx.type = body.contentType; // after the body: a Buffer body would otherwise set octet-stream

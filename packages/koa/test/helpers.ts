@@ -8,6 +8,7 @@ import { Router } from '@koa/router';
 import type { Answer, ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
 import { listen, refusal } from '@ratekeeper/adapter-contract';
 import type { ServerResponse } from 'node:http';
+import type { Decision } from '@ratekeeper/core';
 import Koa, { type Context, type Middleware } from 'koa';
 import Koa2 from 'koa2';
 import { type KoaRateLimitOptions, rateLimit } from '../src/index.js';
@@ -32,13 +33,16 @@ const view = (ctx: Context): RequestView => ({
 
 /** translate maps the contract's options onto Koa's, leaving everything else untouched. */
 export function translate(options: ContractOptions): KoaRateLimitOptions {
-  const { key, skip, cost, onDecision, handler, ...rest } = options;
+  const { key, skip, cost, plan, onDecision, countOutcome, settle, handler, ...rest } = options;
   const send = (ctx: Context, answer: Answer) => void ((ctx.status = answer.status), (ctx.body = answer.body));
   return {
     ...rest,
     ...(key === undefined ? {} : { key: (ctx: Context) => key(view(ctx)) }),
     ...(skip === undefined ? {} : { skip: (ctx: Context) => skip(view(ctx)) }),
     ...(cost === undefined ? {} : { cost: (ctx: Context) => cost(view(ctx)) }),
+    ...(plan === undefined ? {} : { plan: (ctx: Context) => plan(view(ctx)) }),
+    ...(countOutcome === undefined ? {} : { countOutcome: (o, ctx: Context) => countOutcome(o, view(ctx)) }),
+    ...(settle === undefined ? {} : { settle: (o, ctx: Context) => settle(o, view(ctx)) }),
     ...(onDecision === undefined ? {} : { onDecision: (d, ctx: Context) => onDecision(d, view(ctx)) }),
     ...(handler === undefined
       ? {}
@@ -65,6 +69,9 @@ function refuseHeader(res: ServerResponse, refused: string): void {
   }
 }
 
+/** body is the route's answer: 'ok', or `bytes` bytes when asked. */
+const body = (bytes: unknown): string => (typeof bytes === 'string' ? 'x'.repeat(Number(bytes)) : 'ok');
+
 function driver(name: string, K: typeof Koa): Driver<Factory> {
   return {
     name,
@@ -76,6 +83,7 @@ function driver(name: string, K: typeof Koa): Driver<Factory> {
       const errors: unknown[] = [];
       app.on('error', (error: unknown) => errors.push(error));
       const ips: string[] = [];
+      const decisions: (Decision | undefined)[] = [];
       let ran = 0;
       const { before } = setup;
       if (before !== undefined) {
@@ -89,8 +97,8 @@ function driver(name: string, K: typeof Koa): Driver<Factory> {
       const refused = setup.refuseHeader;
       if (refused !== undefined) app.use((ctx, next) => (refuseHeader(ctx.res, refused), next()));
       app.use((setup.factory ?? rateLimit)(translate(options)));
-      app.use((ctx) => void (ran++, ips.push(ctx.ip), (ctx.body = 'ok')));
-      return { ...listen(app), errors, ips, ran: () => ran };
+      app.use((ctx) => void (ran++, ips.push(ctx.ip), decisions.push(ctx.state.rateLimit), (ctx.status = Number(ctx.query['status'] ?? 200)), (ctx.body = body(ctx.query['bytes']))));
+      return { ...listen(app), errors, ips, decisions, ran: () => ran };
     },
     serveRoutes(mounts) {
       const app = new K();

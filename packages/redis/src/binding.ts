@@ -13,7 +13,7 @@ import { allowedOf, closedDecision, decodeOne, fallbackDecision, openDecision } 
 import { Failure, type FailureInfo } from './failure.js';
 import { encodeKey, keyHead } from './keys.js';
 import { BATCHED } from './lua/batch-script.js';
-import { type Script, singleScript } from './lua/scripts.js';
+import { type Script, refundScript, singleScript } from './lua/scripts.js';
 import type { FailurePolicy } from './options.js';
 import type { Outcome, Remote } from './remote.js';
 
@@ -51,6 +51,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   readonly #script: Script;
   /** The algorithm's code in the batch script, as a string; undefined when it cannot be batched. */
   readonly #code: string | undefined;
+  readonly #refund: Script;
 
   constructor(backend: Backend, algorithm: Algorithm<P>, policy: P, fallback: StoreBinding<'sync'>) {
     this.backend = backend;
@@ -61,6 +62,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     this.#script = singleScript(algorithm.name, backend.clientTime);
     const index = BATCHED.indexOf(algorithm.name);
     this.#code = index === -1 ? undefined : String(index + 1);
+    this.#refund = refundScript(algorithm.name, backend.clientTime);
   }
 
   /** keyOf is the Redis key of this policy's state for `key`. */
@@ -100,6 +102,28 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     const redisKey = this.keyOf(key);
     return this.backend.remote.command(['DEL', redisKey], redisKey, (ended) => {
       if (ended instanceof Failure) this.backend.report(info('reset', this.policy.name, ended));
+    });
+  }
+
+  /**
+   * refund gives `cost` back to the key in one atomic script (the algorithm's refund port). When Redis
+   * cannot answer, the failure is reported and the refund goes to the fallback binding, which is where
+   * the charge went while Redis was away.
+   */
+  refund(key: string, now: number, cost: number): Promise<void> {
+    // A remembered denial may no longer hold once units come back; a batched consume goes first.
+    this.backend.denyCache?.forget(key);
+    this.backend.batcher?.flush();
+    const redisKey = this.keyOf(key);
+    const [first, second] = this.params;
+    const sha = this.#refund.sha;
+    const command = this.backend.clientTime
+      ? ['EVALSHA', sha, '1', redisKey, String(now), String(cost), first, second, '0']
+      : ['EVALSHA', sha, '1', redisKey, String(cost), first, second, '0'];
+    return this.backend.remote.eval(this.#refund, command, redisKey, (ended) => {
+      if (!(ended instanceof Failure)) return;
+      this.backend.report(info('refund', this.policy.name, ended));
+      this.fallback.refund?.(key, now, cost);
     });
   }
 

@@ -19,7 +19,7 @@ export type FailureReason = 'timeout' | 'connection' | 'unavailable' | 'reply';
 /** FailureInfo is the payload of RedisStore's 'failure' event. */
 export interface FailureInfo {
   /** The limiter call that failed; a composite reports 'consume' or 'peek'. */
-  readonly operation: 'consume' | 'peek' | 'allow' | 'reset';
+  readonly operation: 'consume' | 'peek' | 'allow' | 'reset' | 'refund';
   /** The policy's name; a composite's member names joined by '+'. */
   readonly policy: string;
   readonly reason: FailureReason;

@@ -27,6 +27,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Algorithm, Decision, Policy, StoreBinding, Store } from '@ratekeeper/core';
+import { RedisBans } from './ban-binding.js';
 import { type Backend, RedisBinding, scriptParams } from './binding.js';
 import { type Plan, decideComposite, makePlan } from './composite.js';
 import type { FailureInfo } from './failure.js';
@@ -88,6 +89,12 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
       throw new TypeError(`RedisStore: policy name "${policy.name}" is already bound with other parameters; give each limit its own name`);
     }
     return binding;
+  }
+
+  /** banned puts a ban in front of one of this store's bindings, in the same script call (ban-binding.ts). */
+  banned(binding: StoreBinding<'async'>, banMs: number): RedisBans {
+    const inner = binding as RedisBinding;
+    return new RedisBans(inner, banMs, inner.policy.algorithm);
   }
 
   /** prepareAll checks a composite once, when CompositeLimiter is built: members, names, at most 16. */

@@ -60,4 +60,22 @@ export const fixedWindow: Algorithm<FixedWindowPolicy> = {
     const start = Math.floor(now / policy.windowMs) * policy.windowMs;
     return start <= stored ? (state[offset + 1] as number) / policy.limit : 0;
   },
+
+  /**
+   * refund lowers the stored window's count by `cost`, not below 0, while that window is the current
+   * one; a charge from a window that has ended is not given back (its window's count no longer
+   * matters, and moving it into the current window would admit more than the limit there).
+   */
+  refund(policy, state, offset, now, cost, out) {
+    const W = policy.windowMs;
+    const stored = state[offset] as number;
+    let start = Math.floor(now / W) * W;
+    if (start < stored) start = stored;
+    const count = state[offset + 1] as number;
+    if (start !== stored || !(count > 0)) return false;
+    out.next[0] = stored;
+    out.next[1] = count > cost ? count - cost : 0;
+    out.ttlMs = Math.ceil(stored + W - now);
+    return true;
+  },
 };

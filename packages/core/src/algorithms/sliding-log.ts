@@ -89,6 +89,26 @@ export function slidingLog(limit: number): Algorithm<SlidingLogPolicy> {
       return slot(state, offset, L - 1) + policy.windowMs;
     },
 
+    /**
+     * refund drops the `cost` newest units still inside the window (at most all of them): they become
+     * "forever ago" slots at the oldest end and head moves back past them, so the ring stays sorted and
+     * never holds more than the units admitted net of refunds.
+     */
+    refund(policy, state, offset, now, cost, out) {
+      const W = policy.windowMs;
+      const inside = younger(state, offset, held(state, offset, now), W);
+      if (inside === 0) return false;
+      const k = cost < inside ? cost : inside;
+      const next = out.next;
+      for (let i = 0; i <= L; i++) next[i] = state[offset + i] as number;
+      const head = next[0] as number;
+      for (let j = 0; j < k; j++) next[1 + ((head + L - k + j) % L)] = -Infinity;
+      next[0] = (head + L - k) % L;
+      const ttl = slot(next, 0, L - 1) + W - now;
+      out.ttlMs = ttl > 0 ? ttl : 0;
+      return true;
+    },
+
     /** fill is the units still inside the window at `now` (held as evaluate holds it) over the limit. */
     fill(policy, state, offset, now) {
       return younger(state, offset, held(state, offset, now), policy.windowMs) / L;

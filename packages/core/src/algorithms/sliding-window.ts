@@ -74,6 +74,31 @@ export const slidingWindow: Algorithm<SlidingWindowPolicy> = {
     const held = (seen[2] as number) * (W - ((seen[1] as number) - (seen[0] as number))) + (seen[3] as number) * W;
     return held / (policy.limit * W);
   },
+
+  /**
+   * refund gives `cost` back from the previous window's count first, then from the current one's, not
+   * below 0. The step cannot know in which window the refunded charge was counted; taking from the
+   * previous window first is the safe order: a unit taken there weighs at most what it would in the
+   * current window, and the current count never drops below the net (charged minus refunded)
+   * admissions of the current window, so no fixed window ever admits more than `limit` net.
+   */
+  refund(policy, state, offset, now, cost, out) {
+    const W = policy.windowMs;
+    read(W, state, offset, now);
+    const start = seen[0] as number;
+    let previous = seen[2] as number;
+    let current = seen[3] as number;
+    if (!(previous > 0) && !(current > 0)) return false;
+    const fromPrevious = previous < cost ? previous : cost;
+    previous -= fromPrevious;
+    const rest = cost - fromPrevious;
+    current = current > rest ? current - rest : 0;
+    out.next[0] = start;
+    out.next[1] = previous;
+    out.next[2] = current;
+    out.ttlMs = (current > 0 ? start + 2 * W : start + W) - now;
+    return true;
+  },
 };
 
 /**

@@ -77,6 +77,24 @@ export const tokenBucket: Algorithm<TokenBucketPolicy> = {
     const t = u > tat - capacity ? u : tat - capacity;
     return tat > t ? (tat - t) / capacity : 0;
   },
+
+  /**
+   * refund moves the theoretical arrival time back by `cost` whole tokens, but never before the read
+   * instant t (a full bucket): tokens never exceed capacity. Whole-number steps keep it exact.
+   */
+  refund(policy, state, offset, now, cost, out) {
+    const interval = policy.intervalMs;
+    const u = now / interval;
+    const tat = state[offset] as number;
+    const earliest = tat - policy.capacity;
+    const t = u > earliest ? u : earliest;
+    if (!(tat > t)) return false;
+    const back = tat - cost;
+    const next = back > t ? back : t;
+    out.next[0] = next;
+    out.ttlMs = instantOf(next, interval, 0) - now;
+    return true;
+  },
 };
 
 /**

@@ -1,12 +1,20 @@
 /**
- * decider builds a plan's `decide(req, ip)`: lists, skip, key, consume, check, report, in that order.
+ * decider builds a plan's `decide(req, ip)`: lists, skip, key, cost, plan, consume, check, report, in
+ * that order.
  *
  * - `denyList` / `allowList` are matched against the client IP the framework resolved, before anything
  *   else: an address on the deny list gets the plan's one frozen `forbidden` Decision (403, nothing
  *   counted, not reported); one on the allow list passes uncounted, like a skip. Deny wins over allow.
- * - `skip`, `key` and `cost` must answer synchronously: a promise from one is a TypeError (marked
- *   handled first, so its rejection can never be an unhandled one). A key that is not a string and a
- *   cost that is not a positive integer are the caller's bug: a TypeError / RangeError naming the hook.
+ * - `skip`, `key`, `cost` and `plan` may answer synchronously or with a promise. The synchronous answers
+ *   take the synchronous path, which creates no promise and no closure. The first hook that answers
+ *   with a thenable hands the rest of the request to `resume`, an async function that awaits that
+ *   answer and every later hook; each hook still runs once, in the same order. A rejection rejects
+ *   decide, uncounted.
+ * - On that async path, a request whose client went away while a hook was being awaited is not
+ *   counted: after the last await and before consume, decide asks the adapter's `gone(req)` and
+ *   resolves to `null` instead (the adapter then does nothing more: there is nobody to answer).
+ * - A key that is not a string and a cost that is not a positive integer are the caller's bug: a
+ *   TypeError / RangeError naming the hook. `plan(req)` must name one of the plans (plans.ts).
  * - No usable IP for the default key: MissingIpError, or uncounted with missingIp: 'skip'.
  * - The limiter failing in any way (consume throwing, its promise rejecting, or an answer that is not
  *   a Decision, see decision-check.ts) is one RateLimiterError whose cause is the original.
@@ -14,6 +22,8 @@
  *   observer's error never reaches the request.
  * - `onDecision` runs with every valid Decision; a promise it returns is waited for and its rejection
  *   rejects decide.
+ * - With `charges` (countOutcome or settle given), what each request was charged is remembered for
+ *   the response's end (outcome.ts); nothing is recorded otherwise.
  * Every error is thrown from decide (sync) or rejects its promise, for the adapter to hand to the
  * framework's error path; decide itself never leaves a rejection unobserved.
  */
@@ -25,26 +35,44 @@ import { decisionProblem } from './decision-check.js';
 import { MissingIpError, RateLimiterError } from './errors.js';
 import { ipKey } from './ip.js';
 import type { IpList } from './ip-list.js';
-import type { RateLimitOptions, RateLimitPlan } from './plan.js';
+import type { Charge } from './outcome.js';
 
-export type Hooks<Req> = { readonly [K in 'key' | 'cost' | 'skip' | 'onDecision']: RateLimitOptions<Req>[K] | undefined } & {
+/** Outcome: a Decision, undefined (skipped: pass on uncounted), or null (client gone: do nothing). */
+export type Outcome = Decision | undefined | null;
+
+export type Hook<Req, T> = ((req: Req) => T | PromiseLike<T>) | undefined;
+
+export interface Hooks<Req> {
+  readonly skip: Hook<Req, boolean>;
+  readonly key: Hook<Req, string>;
+  readonly cost: Hook<Req, number>;
+  /** Chooses the limiter by name (plans); undefined when one limiter serves every request. */
+  readonly plan: Hook<Req, string>;
+  readonly onDecision: ((decision: Decision, req: Req) => void) | undefined;
   readonly subnet: number;
   readonly missingIp: 'reject' | 'skip';
   readonly telemetry: Telemetry | undefined;
   readonly shadow: boolean;
+  /** The adapter's test for a client that went away (checked only after an await). */
+  readonly gone: ((req: Req) => boolean) | undefined;
+  /** Where each charge is remembered for the response's end; undefined when off. */
+  readonly charges: WeakMap<object, Charge> | undefined;
   readonly allowList: IpList | undefined;
   readonly denyList: IpList | undefined;
-};
+}
 
-export function decider<Req>(owner: string, limiter: RateLimiter, hooks: Hooks<Req>): RateLimitPlan<Req>['decide'] {
-  const { key, cost, skip, onDecision, subnet, missingIp, telemetry, shadow, allowList, denyList } = hooks;
-  const own = limiter.policies;
+export type Decide<Req> = (req: Req, ip: string | undefined) => Decision | Promise<Outcome> | undefined;
+
+const SKIP = 0;
+const KEY = 1;
+const COST = 2;
+const PLAN = 3;
+type Stage = typeof SKIP | typeof KEY | typeof COST | typeof PLAN;
+
+/** decider builds decide over one limiter, or over the limiter `pick(plan(req))` names. */
+export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: unknown) => RateLimiter, hooks: Hooks<Req>): Decide<Req> {
+  const { key, cost, skip, plan, onDecision, subnet, missingIp, telemetry, shadow, gone, charges, allowList, denyList } = hooks;
   const forbidden = forbiddenDecision(limiter);
-  const checked = (value: unknown): Decision => {
-    const problem = decisionProblem(value, own);
-    if (problem !== undefined) throw new RateLimiterError(owner, new TypeError(problem));
-    return value as Decision;
-  };
   const failed = (error: unknown): never => {
     throw new RateLimiterError(owner, error);
   };
@@ -55,42 +83,88 @@ export function decider<Req>(owner: string, limiter: RateLimiter, hooks: Hooks<R
           const done: unknown = onDecision(decision, req);
           return isThenable(done) ? Promise.resolve(done).then(() => decision) : decision;
         };
-  let lastIp: string | undefined;
-  let lastKey: string | undefined;
-  return function decide(req, ip) {
-    if (denyList !== undefined && denyList.has(ip)) return forbidden;
-    if (allowList !== undefined && allowList.has(ip)) return undefined;
-    if (skip !== undefined && synchronous(owner, 'skip(req)', 'a boolean', skip(req)) === true) return undefined;
-    let k: string | undefined;
-    if (key !== undefined) {
-      k = synchronous(owner, 'key(req)', 'a string', key(req));
-      if (typeof k !== 'string') throw new TypeError(`${owner}: key(req) must return a string, got ${describeValue(k)}`);
-    } else if (ip === lastIp) k = lastKey; // a keep-alive connection repeats its IP: ipKey is pure, so reuse it
-    else k = lastKey = ipKey((lastIp = ip), subnet);
-    if (k === undefined) {
-      if (missingIp === 'skip') return undefined;
-      throw new MissingIpError(owner);
-    }
-    let units = 1;
-    if (cost !== undefined) {
-      units = synchronous(owner, 'cost(req)', 'a positive integer', cost(req));
-      if (!isCost(units)) fail(owner, 'cost(req)', 'a positive integer', units, 'number');
-    }
+  const charge = (l: RateLimiter, req: Req, k: string, c: number): Decision | Promise<Decision> => {
     let result: unknown;
     try {
-      result = limiter.consume(k, units);
+      result = l.consume(k, c);
     } catch (error) {
       throw new RateLimiterError(owner, error);
     }
+    if (charges !== undefined) charges.set(req as object, { limiter: l, key: k, cost: c });
     if (isThenable(result)) {
+      const policies = l.policies;
       const started = telemetry === undefined ? 0 : performance.now();
-      let decided = Promise.resolve(result).then(checked, failed);
+      let decided = Promise.resolve(result).then((value) => verify(value, policies), failed);
       if (telemetry !== undefined) decided = decided.then((d) => (observe(telemetry, d, shadow, performance.now() - started), d));
       return report === undefined ? decided : decided.then((d) => report(d, req));
     }
-    const decision = checked(result);
+    const decision = verify(result, l.policies);
     if (telemetry !== undefined) observe(telemetry, decision, shadow, undefined);
     return report === undefined ? decision : report(decision, req);
+  };
+  /** verify passes a limiter's answer that is a Decision of its own policies, or throws (decision-check.ts). */
+  const verify = (value: unknown, policies: RateLimiter['policies']): Decision => {
+    const problem = decisionProblem(value, policies);
+    if (problem !== undefined) throw new RateLimiterError(owner, new TypeError(problem));
+    return value as Decision;
+  };
+  const keyed = (k: unknown): string => {
+    if (typeof k !== 'string') throw new TypeError(`${owner}: key(req) must return a string, got ${describeValue(k)}`);
+    return k;
+  };
+  const costed = (c: unknown): number => {
+    if (!isCost(c)) fail(owner, 'cost(req)', 'a positive integer', c, 'number');
+    return c as number;
+  };
+  let lastIp: string | undefined;
+  let lastKey: string | undefined;
+  const keyOfIp = (ip: string | undefined): string | undefined => {
+    if (ip === lastIp) return lastKey; // a keep-alive connection repeats its IP: ipKey is pure, so reuse it
+    return (lastKey = ipKey((lastIp = ip), subnet));
+  };
+  const noIp = (): undefined => {
+    if (missingIp === 'skip') return undefined;
+    throw new MissingIpError(owner);
+  };
+
+  /** resume finishes a request from `stage`, whose hook answered with `pending`, awaiting every later hook. */
+  async function resume(req: Req, ip: string | undefined, stage: Stage, pending: PromiseLike<unknown>, k?: string, c = 1): Promise<Outcome> {
+    if (stage === SKIP && (await pending) === true) return undefined;
+    if (stage <= KEY) {
+      if (key !== undefined) k = keyed(stage === KEY ? await pending : await key(req));
+      else if ((k = keyOfIp(ip)) === undefined) return noIp();
+    }
+    if (stage <= COST && cost !== undefined) c = costed(stage === COST ? await pending : await cost(req));
+    let l = limiter;
+    if (plan !== undefined) l = pick(stage === PLAN ? await pending : await plan(req));
+    if (gone !== undefined && gone(req)) return null;
+    return charge(l, req, k as string, c);
+  }
+
+  return function decide(req, ip) {
+    if (denyList !== undefined && denyList.has(ip)) return forbidden;
+    if (allowList !== undefined && allowList.has(ip)) return undefined;
+    if (skip !== undefined) {
+      const skipped = skip(req);
+      if (skipped === true) return undefined;
+      if (isThenable(skipped)) return resume(req, ip, SKIP, skipped);
+    }
+    let k: string | undefined;
+    if (key !== undefined) {
+      const got = key(req);
+      if (isThenable(got)) return resume(req, ip, KEY, got);
+      k = keyed(got);
+    } else if ((k = keyOfIp(ip)) === undefined) return noIp();
+    let c = 1;
+    if (cost !== undefined) {
+      const got = cost(req);
+      if (isThenable(got)) return resume(req, ip, COST, got, k);
+      c = costed(got);
+    }
+    if (plan === undefined) return charge(limiter, req, k, c);
+    const name = plan(req);
+    if (isThenable(name)) return resume(req, ip, PLAN, name, k, c);
+    return charge(pick(name), req, k, c);
   };
 }
 
@@ -109,19 +183,12 @@ function observe(telemetry: Telemetry, decision: Decision, shadow: boolean, stor
   }
 }
 
-/**
- * synchronous passes a hook's answer through but refuses a promise: decide cannot wait for an async
- * key, cost or skip, and reading the promise as "not skipped" would count a request the caller meant
- * to let through. The promise is marked handled first, so that its rejection cannot crash the process.
- */
-function synchronous<T>(owner: string, hook: string, want: string, value: T): T {
-  if (isThenable(value)) {
-    value.then(undefined, () => undefined);
-    throw new TypeError(`${owner}: ${hook} must return ${want}, got a promise`);
-  }
-  return value;
-}
-
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/** optionalFunction accepts a function or undefined. */
+export function optionalFunction<F>(owner: string, name: string, value: F | undefined): F | undefined {
+  if (value !== undefined && typeof value !== 'function') throw new TypeError(`${owner}: ${name} must be a function, got ${describeValue(value)}`);
+  return value;
 }

@@ -2,23 +2,24 @@
  * The framework-neutral half of every adapter. `prepareRateLimit` validates the options once, when the
  * middleware is created, and returns a RateLimitPlan; an adapter then only translates:
  *
- *   decide(req, ip)  -> undefined (skipped) | Decision | Promise<Decision>
+ *   decide(req, ip)  -> undefined (skipped) | Decision | Promise<Decision | undefined | null>
  *   writeHeaders(res, set, decision)
- *   blocks(decision) ? answer with handler / limitedResponse(decision) : pass the request on
+ *   blocks(decision) ? answer with handler / body(decision) : pass the request on
  *
  * Key: `key(req)` when given, else the framework's resolved client IP through `ipKey` (IPv6 grouped by
  * `ipv6Subnet`). A request without a usable IP is never counted in a shared bucket: `missingIp:
  * 'reject'` (default) raises a MissingIpError (status 500) on the framework's error path, which makes
  * a misconfigured proxy setup loud; 'skip' lets such requests through uncounted.
- * Errors thrown by `key`, `cost`, `skip` or `onDecision` are thrown from decide (sync) or reject its
- * promise, for the adapter to hand to the framework's error path. `key`, `cost` and `skip` must answer
- * synchronously: a promise from one is a TypeError (and its rejection cannot become an unhandled one).
- * `onDecision` may return a promise: decide then answers once it settles, and its rejection rejects
- * decide. A limiter that fails in any way (its promise rejects, its consume throws, it answers
- * something that is not a Decision: decide.ts, decision-check.ts) surfaces as a RateLimiterError
- * without the store's message, so no error text can reach a client even through a framework's
- * development error page. A limiter whose own policies are not header-safe is refused here, at
- * construction.
+ * `key`, `cost`, `skip` and `plan` may answer with a promise (decide.ts: the synchronous path stays
+ * promise-free; a client gone during the wait is not counted, decide resolving to null). Errors
+ * thrown (or rejected) by them or by `onDecision` are thrown from decide or reject its promise, for
+ * the adapter to hand to the framework's error path. `onDecision` may return a promise: decide then
+ * answers once it settles. A limiter whose promise rejects (a store that broke its never-reject
+ * contract) surfaces as a RateLimiterError without the store's message, so no error text can reach a
+ * client even through a framework's development error page.
+ * `plans` + `plan` choose one of several prebuilt limiters per request (plans.ts). `countOutcome` and
+ * `settle` adjust an admitted request's charge once its response is over (outcome.ts): the adapter
+ * hands the raw response to `watch`, which is undefined (and nothing is recorded) when both are off.
  * `shadow: true` decides, writes headers and reports, but never blocks.
  * `watchProxy` gives the adapter the once-per-process trust-proxy check (proxy-check.ts).
  */
@@ -26,22 +27,29 @@ import type { Decision } from '../decision.js';
 import type { RateLimiter } from '../limiter.js';
 import { type Telemetry, checkTelemetry } from '../telemetry.js';
 import { describeValue, refuseUnknown } from '../validate.js';
-import { decider } from './decide.js';
+import { type Decide, decider, optionalFunction } from './decide.js';
 import { policiesProblem } from './decision-check.js';
-import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, policyField, writeHeaders } from './headers.js';
+import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, writeHeaders } from './headers.js';
 import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet } from './ip.js';
 import { IpList } from './ip-list.js';
+import type { LimitedBody } from './limited-bodies.js';
+import { type Charge, type Finished, type Watch, watcher } from './outcome.js';
+import { type Plans, limited, preparePlans } from './plans.js';
 import { ProxyWarning, type ProxySetting } from './proxy-check.js';
 import { type LimiterChoice, chooseLimiter } from './shorthand.js';
 
 
 export interface RateLimitOptions<Req> extends LimiterChoice {
-  /** The key to count the request under (default: the client IP as the framework resolved it). */
-  readonly key?: (req: Req) => string;
-  /** The request's cost in units, a positive integer (default 1). */
-  readonly cost?: (req: Req) => number;
-  /** Return true to let the request through without counting it or writing headers. */
-  readonly skip?: (req: Req) => boolean;
+  /** The key to count the request under (default: the client IP as the framework resolved it); may be async. */
+  readonly key?: (req: Req) => string | PromiseLike<string>;
+  /** The request's cost in units, a positive integer (default 1); may be async. */
+  readonly cost?: (req: Req) => number | PromiseLike<number>;
+  /** Return true to let the request through without counting it or writing headers; may be async. */
+  readonly skip?: (req: Req) => boolean | PromiseLike<boolean>;
+  /** Limiters by plan name, built up front; `plan(req)` names the one that decides a request. */
+  readonly plans?: Readonly<Record<string, RateLimiter>>;
+  /** Names the request's plan, one of the keys of `plans`; may be async. */
+  readonly plan?: (req: Req) => string | PromiseLike<string>;
   /** Which rate-limit headers to write (default 'draft-10'). */
   readonly headers?: HeaderStyle;
   /** Prefix length grouping IPv6 clients, 32 to 64 (default 56). */
@@ -57,6 +65,10 @@ export interface RateLimitOptions<Req> extends LimiterChoice {
   readonly onDecision?: (decision: Decision, req: Req) => void;
   /** Where every decision is reported (metrics, traces), e.g. `@ratekeeper/otel`'s otelTelemetry(). */
   readonly telemetry?: Telemetry;
+  /** After the response: return false to give the request's charge back (outcome.ts). */
+  readonly countOutcome?: (outcome: Finished, req: Req) => boolean | PromiseLike<boolean>;
+  /** After the response: the request's real cost; the difference from `cost` is refunded or charged (outcome.ts). */
+  readonly settle?: (outcome: Finished, req: Req) => number | PromiseLike<number>;
   /**
    * Warn (once per process, through process warnings) when the framework's trust-proxy setting looks
    * wrong for where the server runs; see proxy-check.ts (default true). Looked at only for the default
@@ -72,11 +84,25 @@ export interface RateLimitOptions<Req> extends LimiterChoice {
   readonly denyList?: readonly string[];
 }
 
+/**
+ * Adapter is what only the framework knows, handed to prepareRateLimit by the adapter itself.
+ * `gone(req)` tells whether the request's client went away (its socket closed).
+ */
+export interface Adapter<Req> {
+  readonly gone?: (req: Req) => boolean;
+}
+
 export interface RateLimitPlan<Req> {
+  /** The limiter (with plans: the first plan's; `limiters` lists them all). */
   readonly limiter: RateLimiter;
-  decide(req: Req, ip: string | undefined): Decision | Promise<Decision> | undefined;
+  readonly limiters: readonly RateLimiter[];
+  decide: Decide<Req>;
   blocks(decision: Decision): boolean;
   writeHeaders<Res>(res: Res, set: HeaderSetter<Res>, decision: Decision): void;
+  /** body is the default limited response for a denial, as precomputed bytes. */
+  body(decision: Decision): LimitedBody;
+  /** watch settles an admitted request's charge when its response closes; undefined unless countOutcome or settle is given. */
+  readonly watch: Watch<Req> | undefined;
   /**
    * watchProxy returns the trust-proxy check for this plan, described in the framework's own terms;
    * its `pending` is always false with proxyWarning: false or a `key` function.
@@ -84,10 +110,15 @@ export interface RateLimitPlan<Req> {
   watchProxy(setting: ProxySetting): ProxyWarning;
 }
 
-const KNOWN = new Set(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'key', 'cost', 'skip', 'headers', 'ipv6Subnet', 'missingIp', 'shadow', 'onDecision', 'telemetry', 'proxyWarning', 'allowList', 'denyList']);
+const KNOWN = new Set(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'key', 'cost', 'skip', 'headers', 'ipv6Subnet', 'missingIp', 'shadow', 'onDecision', 'telemetry', 'proxyWarning', 'allowList', 'denyList', 'plans', 'plan', 'countOutcome', 'settle']);
 
 /** prepareRateLimit validates adapter options and returns the plan; `extra` lists adapter-only option names. */
-export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<Req> | undefined, extra: readonly string[] = []): RateLimitPlan<Req> {
+export function prepareRateLimit<Req>(
+  owner: string,
+  options: RateLimitOptions<Req> | undefined,
+  extra: readonly string[] = [],
+  adapter: Adapter<Req> = {},
+): RateLimitPlan<Req> {
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
     throw new TypeError(`${owner}: options must be an object, got ${describeValue(options)}`);
   }
@@ -107,29 +138,38 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
   const telemetry = o.telemetry === undefined ? undefined : checkTelemetry(owner, o.telemetry);
   if (o.proxyWarning !== undefined && typeof o.proxyWarning !== 'boolean') throw new TypeError(`${owner}: proxyWarning must be a boolean, got ${describeValue(o.proxyWarning)}`);
   const watchesProxy = o.proxyWarning !== false && key === undefined;
-  const limiter = chooseLimiter(owner, o);
-  // The limiter's own policies are checked here, once: per request, a decision naming one of them is
-  // then one identity test (decision-check.ts), and the RateLimit-Policy value below is header-safe.
-  const bad = policiesProblem(limiter.policies);
-  if (bad !== undefined) throw new TypeError(`${owner}: limiter ${bad}`);
-  const policy = policyField(limiter.policies);
+  const plans: Plans | undefined = o.plans === undefined && o.plan === undefined ? undefined : preparePlans(owner, o);
+  const one = plans === undefined ? limited(chooseLimiter(owner, o)) : undefined;
+  const limiter = one?.limiter ?? (plans as Plans).limiters[0]!;
+  const pick = plans === undefined ? () => limiter : plans.pick;
+  const after = { countOutcome: optionalFunction(owner, 'countOutcome', o.countOutcome), settle: optionalFunction(owner, 'settle', o.settle) };
+  const charges = after.countOutcome === undefined && after.settle === undefined ? undefined : new WeakMap<object, Charge>();
+  const all = plans?.limiters ?? [limiter];
+  // Each limiter's own policies are checked here, once: per request, a decision naming one of them is
+  // then one identity test (decision-check.ts), and the RateLimit-Policy values are header-safe.
+  for (const [i, l] of all.entries()) {
+    const bad = policiesProblem(l.policies);
+    if (bad !== undefined) throw new TypeError(`${owner}: ${plans === undefined ? 'limiter' : `plans.${plans.names[i]}`} ${bad}`);
+  }
+  const refundless = charges === undefined ? -1 : all.findIndex((l) => typeof l.refund !== 'function' || (l as { refundable?: boolean }).refundable === false);
+  if (refundless >= 0) throw new TypeError(`${owner}: countOutcome and settle need limiters with refund(); ${plans === undefined ? 'limiter' : `plans.${plans.names[refundless]}`} has none`);
   const allowList = o.allowList === undefined ? undefined : new IpList(o.allowList, owner, 'allowList');
   const denyList = o.denyList === undefined ? undefined : new IpList(o.denyList, owner, 'denyList');
+  const hooks = { allowList, denyList, key, cost, skip, plan: plans === undefined ? undefined : o.plan, onDecision, subnet, missingIp, gone: adapter.gone, telemetry, shadow, charges };
 
   return {
     limiter,
-    decide: decider(owner, limiter, { key, cost, skip, onDecision, subnet, missingIp, telemetry, shadow, allowList, denyList }),
+    limiters: all,
+    decide: decider(owner, limiter, pick, hooks),
     blocks: (decision) => !decision.allowed && !shadow,
     writeHeaders(res, set, decision) {
       if (decision.forbidden === true) return;
       const blocked = !decision.allowed && !shadow;
-      if (style !== false || blocked) writeHeaders(res, set, decision, style, policy, blocked);
+      if (style !== false || blocked) writeHeaders(res, set, decision, style, one !== undefined ? one.field : (plans as Plans).fieldOf(decision), blocked);
     },
+    body: one !== undefined ? (decision) => one.bodies.get(decision) : (plans as Plans).bodyOf,
+    watch: charges === undefined ? undefined : watcher(owner, after, charges),
     watchProxy: (setting) => new ProxyWarning(owner, setting, watchesProxy),
   };
 }
 
-function optionalFunction<F>(owner: string, name: string, value: F | undefined): F | undefined {
-  if (value !== undefined && typeof value !== 'function') throw new TypeError(`${owner}: ${name} must be a function, got ${describeValue(value)}`);
-  return value;
-}

@@ -53,11 +53,7 @@ export function chooseLimiter(owner: string, o: LimiterChoice): RateLimiter {
   const present = SHORTHAND.filter((k) => given(owner, o, k) !== undefined);
   if (given(owner, o, 'limiter') !== undefined) {
     if (present.length > 0) throw new TypeError(`${owner}: give either limiter or algorithm options, not both (got limiter and ${present.join(', ')})`);
-    const l = o.limiter as Partial<RateLimiter>;
-    if (typeof l !== 'object' || l === null || typeof l.consume !== 'function' || !Array.isArray(l.policies)) {
-      throw new TypeError(`${owner}: limiter must be a ratekeeper RateLimiter, got ${describeValue(o.limiter)}`);
-    }
-    return o.limiter as RateLimiter;
+    return checkLimiter(`${owner}: limiter`, o.limiter);
   }
   const algorithm = o.algorithm ?? 'token-bucket';
   const own = Object.hasOwn(OWN, algorithm) ? OWN[algorithm] : undefined;
@@ -73,4 +69,13 @@ export function chooseLimiter(owner: string, o: LimiterChoice): RateLimiter {
   const windowed = { limit: o.limit ?? 60, windowMs: o.windowMs ?? 60_000, ...common };
   if (algorithm === 'sliding-log') return new SlidingLogLimiter(windowed);
   return algorithm === 'sliding-window' ? new SlidingWindowLimiter(windowed) : new FixedWindowLimiter(windowed);
+}
+
+/** checkLimiter accepts anything shaped like a RateLimiter; `what` names the option ("rateLimit: limiter"). */
+export function checkLimiter(what: string, value: unknown): RateLimiter {
+  const l = value as Partial<RateLimiter>;
+  if (typeof l !== 'object' || l === null || typeof l.consume !== 'function' || !Array.isArray(l.policies)) {
+    throw new TypeError(`${what} must be a ratekeeper RateLimiter, got ${describeValue(value)}`);
+  }
+  return value as RateLimiter;
 }

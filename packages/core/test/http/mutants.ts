@@ -10,6 +10,7 @@
  *   one that hands the store's own error to the framework (fastify's "Connection is closed." class).
  */
 import { type Decision, type RateLimitPlan, ipKey } from '../../src/index.js';
+import { type AfterHooks, type Charge, type Watch, adjust, finished } from '../../src/http/outcome.js';
 
 export type KeyOf = (ip: string, bits?: number) => string | undefined;
 
@@ -51,5 +52,28 @@ export function leakyPlan<Req>(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
       const outcome = plan.decide(req, ip);
       return outcome instanceof Promise ? outcome.catch((error: unknown) => Promise.reject((error as Error).cause)) : outcome;
     },
+  };
+}
+
+/**
+ * unawaitedKeyOptions is the "async key not awaited" bug: the key function's answer is used as it
+ * comes, so every promise becomes the one key "[object Promise]" and all callers share one bucket.
+ */
+export function unawaitedKeyOptions<O extends { readonly key?: (req: never) => unknown }>(options: O): O {
+  const key = options.key as ((req: unknown) => unknown) | undefined;
+  return key === undefined ? options : { ...options, key: (req: unknown) => String(key(req)) };
+}
+
+/**
+ * doubleSettleWatch is the "settles on 'finish' and on 'close'" bug (express-rate-limit's early-close
+ * class): both events fire for a completed response, so every request is settled twice.
+ */
+export function doubleSettleWatch<Req>(owner: string, hooks: AfterHooks<Req>, charges: WeakMap<object, Charge>): Watch<Req> {
+  return (req, res, decision) => {
+    const charge = charges.get(req as object);
+    if (charge === undefined || !decision.allowed) return;
+    const settle = () => void adjust(owner, charge, finished(res), req, hooks);
+    (res as unknown as { once(e: string, f: () => void): void }).once('finish', settle);
+    res.once('close', settle);
   };
 }

@@ -2,11 +2,10 @@
  * decide when something breaks, and onDecision. A limiter whose promise rejects (a store breaking its
  * never-reject contract) becomes a RateLimiterError whose message and stack carry none of the store's
  * text (the harness catches a plan that passes the store's error on: mutant); errors thrown by key,
- * cost, skip and onDecision reach the caller as they are; a promise from key, cost or skip is a
- * TypeError and its rejection never goes unhandled; onDecision sees every decision, and decide waits
- * for a promise it returns.
+ * cost, skip and onDecision reach the caller as they are (async hooks: async-hooks.test.ts);
+ * onDecision sees every decision, and decide waits for a promise it returns.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Decision, ManualClock, RateLimiterError, TokenBucketLimiter, prepareRateLimit } from '../../src/index.js';
 import { leakyPlan } from './mutants.js';
 import { counting } from './support.js';
@@ -63,28 +62,6 @@ describe('errors from the hooks', () => {
     }
     const thrown = new Error('onDecision broke');
     expect(await outcome(prepare({ limiter: bucket(mode).limiter, onDecision: () => { throw thrown; } }))).toBe(thrown);
-  });
-
-  describe('a promise from key, cost or skip', () => {
-    const unhandled: unknown[] = [];
-    const listen = (reason: unknown) => void unhandled.push(reason);
-    beforeEach(() => void process.on('unhandledRejection', listen));
-    afterEach(() => void process.off('unhandledRejection', listen));
-
-    it.each([
-      ['skip', 'a boolean'],
-      ['key', 'a string'],
-      ['cost', 'a positive integer'],
-    ])('from %s is a TypeError, uncounted, and its rejection is not left unhandled', async (hook, want) => {
-      for (const answer of [() => Promise.resolve(hook === 'skip' ? true : hook === 'key' ? 'k' : 1), () => Promise.reject(new Error(SECRET))]) {
-        const { limiter, calls } = bucket();
-        expect(() => prepare({ limiter, [hook]: answer }).decide(req, '1.2.3.4')).toThrowError(new TypeError(`rateLimit: ${hook}(req) must return ${want}, got a promise`));
-        expect(calls).toEqual([]);
-      }
-      await new Promise((resolve) => setImmediate(resolve));
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(unhandled).toEqual([]);
-    });
   });
 });
 

@@ -10,7 +10,7 @@ export function closedAs429(options: ExpressRateLimitOptions): RequestHandler {
   const plan = prepareRateLimit<Request>('mutant', options, ['handler']);
   return function rateLimit(req, res, next) {
     Promise.resolve(plan.decide(req, req.ip)).then((decision) => {
-      if (decision === undefined) return next();
+      if (decision == null) return next();
       plan.writeHeaders(res, (r, name, value) => r.setHeader(name, value), decision);
       if (!plan.blocks(decision)) return next();
       res.status(429).json({ error: 'Too Many Requests' });

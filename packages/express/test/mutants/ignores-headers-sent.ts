@@ -8,8 +8,8 @@ import type { ExpressRateLimitOptions } from '../../src/index.js';
 
 export function ignoresHeadersSent(options: ExpressRateLimitOptions): RequestHandler {
   const plan = prepareRateLimit<Request>('mutant', options, ['handler']);
-  const respond = (res: Response, next: (e?: unknown) => void, decision: Decision | undefined) => {
-    if (decision === undefined) return next();
+  const respond = (res: Response, next: (e?: unknown) => void, decision: Decision | undefined | null) => {
+    if (decision == null) return next();
     plan.writeHeaders(res, (r, name, value) => r.setHeader(name, value), decision);
     if (!plan.blocks(decision)) return next();
     const limited = limitedResponse(decision);

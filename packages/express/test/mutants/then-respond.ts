@@ -32,7 +32,7 @@ export function thenRespond(options: ExpressRateLimitOptions): RequestHandler {
     }
   };
   return function rateLimit(req, res, next) {
-    let outcome: Decision | Promise<Decision> | undefined;
+    let outcome: ReturnType<typeof plan.decide>;
     try {
       outcome = plan.decide(req, req.ip);
     } catch (error) {
@@ -40,7 +40,7 @@ export function thenRespond(options: ExpressRateLimitOptions): RequestHandler {
       return;
     }
     if (outcome === undefined) next();
-    else if (outcome instanceof Promise) outcome.then((decision) => respond(req, res, next, decision), next);
+    else if (outcome instanceof Promise) outcome.then((decision) => (decision == null ? next() : respond(req, res, next, decision)), next);
     else respond(req, res, next, outcome);
   };
 }

@@ -19,7 +19,7 @@ export const eagerDefault = fastifyPlugin(
       }
       limit.handler?.(request, reply, decision);
       if (!reply.sent && !reply.raw.headersSent) {
-        const body = limit.bodies.get(decision);
+        const body = limit.plan.body(decision);
         reply.code(body.status).header('content-type', body.contentType).send(body.bytes);
       }
     });

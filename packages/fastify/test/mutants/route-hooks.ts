@@ -15,7 +15,7 @@ export const routeHooks = fastifyPlugin(
     const hook = (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => {
       const outcome = limit.plan.decide(request, request.ip);
       if (outcome === undefined) next();
-      else if (outcome instanceof Promise) outcome.then((d) => finish(limit, request, reply, next, d), next);
+      else if (outcome instanceof Promise) outcome.then((d) => (d == null ? next() : finish(limit, request, reply, next, d)), next);
       else finish(limit, request, reply, next, outcome);
     };
     fastify.addHook('onRoute', (route: RouteOptions) => {

@@ -12,7 +12,7 @@ export function headersBeforeNext(options: HonoRateLimitOptions): MiddlewareHand
   const plan = prepareRateLimit<Context>('rateLimit', rest, ['handler']);
   return async function rateLimit(c, next) {
     const decision = await plan.decide(c, ip?.(c) ?? undefined);
-    if (decision === undefined) return next();
+    if (decision == null) return next();
     plan.writeHeaders(c, (ctx, name, value, append) => ctx.header(name, value, { append }), decision);
     if (plan.blocks(decision)) return c.text('Too Many Requests', 429);
     await next();

@@ -10,7 +10,7 @@ export function closedAs429(options: KoaRateLimitOptions): Middleware {
   const plan = prepareRateLimit<Context>('mutant', options, ['handler']);
   return async function rateLimit(ctx, next) {
     const decision = await plan.decide(ctx, ctx.ip);
-    if (decision === undefined) return next();
+    if (decision == null) return next();
     plan.writeHeaders(ctx, (c, name, value) => c.set(name, value), decision);
     if (!plan.blocks(decision)) return next();
     ctx.status = 429;

@@ -13,6 +13,7 @@ export function ignoresHeadersSent(options: KoaRateLimitOptions): Middleware {
     const outcome = plan.decide(ctx, ctx.ip);
     if (outcome === undefined) return next();
     const decision = outcome instanceof Promise ? await outcome : outcome;
+    if (decision == null) return next();
     plan.writeHeaders(ctx, (c, name, value) => c.set(name, value), decision);
     if (!plan.blocks(decision)) return next();
     const limited = limitedResponse(decision);

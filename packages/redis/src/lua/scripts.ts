@@ -48,6 +48,46 @@ end
 return { 0, num(remaining), num(retry), num(reset) }
 `;
 
+/**
+ * REFUND_BODY gives `cost` back to one policy's key (the algorithm's refund port, STEP_refund): the
+ * next state is written with the TTL until it is empty, or the key deleted when it is empty already.
+ * A key with nothing to give back is left alone. Replies 2 when it changed the key, else 1: never 0
+ * or less, which Remote reads as a script that expired before running (./remote.ts).
+ */
+const REFUND_BODY = `
+local changed, ttl, state = STEP_refund(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
+if not changed then return 1 end
+if ttl > 0 then redis.call('SET', KEYS[1], state, 'PX', px(ttl)) else redis.call('DEL', KEYS[1]) end
+return 2
+`;
+
+/**
+ * BAN_BODY decides one policy with a ban in front (core's ban.ts contract, in the same single call):
+ * KEYS[2] is the ban: the instant it ends, kept with a TTL of the ban's length (so it is gone once
+ * over). While `now` is before that instant the request is denied with the time left and nothing is
+ * written (the instant, not the TTL, decides, so client time works as server time does). Otherwise the step decides; an admission is written as in
+ * SINGLE_BODY; a denial that waiting could cure starts the ban (SET … PX banMs, the last ARGV) and is
+ * answered as its first denial; a cost no policy can grant is denied without a ban.
+ */
+const BAN_BODY = `
+local banMs = tonumber(ARGV[first + 2])
+local banned = redis.call('GET', KEYS[2])
+if banned then
+  local left = tonumber(banned) - now
+  if left > 0 then return { 0, 0, num(left), num(left) } end
+end
+local ok, remaining, retry, reset, ttl, state = STEP(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
+if ok then
+  if commit then redis.call('SET', KEYS[1], state, 'PX', px(ttl)) end
+  local short = compact(remaining, retry, reset)
+  if short then return short end
+  return { 1, num(remaining), num(retry), num(reset) }
+end
+if retry == INF then return { 0, num(remaining), num(retry), num(reset) } end
+if commit then redis.call('SET', KEYS[2], now + banMs, 'PX', banMs) end
+return { 0, 0, banMs, banMs }
+`;
+
 /** Every script made so far, by SHA-1: scripts are made on demand and kept for the process. */
 const bySha = new Map<string, Script>();
 
@@ -77,4 +117,16 @@ export const STEPS = {
 export function singleScript(algorithm: AlgorithmName, clientTime: boolean): Script {
   const step = STEPS[algorithm];
   return script(clientTime, step.source, SINGLE_BODY.replace('STEP', step.name));
+}
+
+/** refundScript is the script giving cost back to one policy of `algorithm`. */
+export function refundScript(algorithm: AlgorithmName, clientTime: boolean): Script {
+  const step = STEPS[algorithm];
+  return script(clientTime, step.source, REFUND_BODY.replace('STEP', step.name));
+}
+
+/** banScript is the script deciding one policy of `algorithm` behind a ban. */
+export function banScript(algorithm: AlgorithmName, clientTime: boolean): Script {
+  const step = STEPS[algorithm];
+  return script(clientTime, step.source, BAN_BODY.replace('STEP', step.name));
 }

@@ -15,6 +15,9 @@
  * An admission writes the units still inside the window followed by `cost` copies of the decision
  * instant: one GET, one SET … PX (time until the newest unit leaves), like the other steps, so the
  * composite scripts take it unchanged.
+ *
+ * `sl_refund` drops the newest `cost` units still inside the window (the TypeScript's refund, which
+ * turns them into −∞ slots at the ring's oldest end): the log loses its last entries.
  */
 export const SLIDING_LOG_LUA = `
 local function sl_entry(raw, n, L, i)
@@ -52,5 +55,28 @@ local function sl(raw, now, cost, W, L)
   if inside > 0 then kept = string.sub(raw, 8 * (n - inside) + 1) end
   local reset = ceil(at + W - now)
   return true, L - inside - cost, 0, reset, reset, kept .. string.rep(pack('<d', at), cost)
+end
+
+local function sl_refund(raw, now, cost, W, L)
+  if not raw then return false end
+  local n = #raw / 8
+  if n < 1 or n ~= floor(n) then error({ err = CORRUPT }) end
+  local newest = sl_entry(raw, n, L, L - 1)
+  if newest ~= newest then error({ err = CORRUPT }) end
+  local at = now
+  if now < newest then at = newest end
+  local lo, hi = 0, L
+  while lo < hi do
+    local mid = floor((lo + hi) / 2)
+    if sl_entry(raw, n, L, mid) + W <= at then lo = mid + 1 else hi = mid end
+  end
+  local inside = L - lo
+  if inside == 0 then return false end
+  local k = cost
+  if inside < k then k = inside end
+  local m = n - k
+  if m < 1 then return true, 0, '' end
+  local kept = string.sub(raw, 1, 8 * m)
+  return true, (unpack('<d', kept, 8 * (m - 1) + 1)) + W - now, kept
 end
 `;

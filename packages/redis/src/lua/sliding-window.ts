@@ -7,6 +7,9 @@
  * and the next state. State is [start, previous, current] as three little-endian doubles (24 bytes);
  * anything else under the key is foreign data and aborts the script (the store's failure policy then
  * decides that key).
+ *
+ * `sw_refund`(raw, now, cost, …) is the port of the step's refund: changed, ttlMs and the next state, or
+ * false when there is nothing to give back.
  */
 export const SLIDING_WINDOW_LUA = `
 local function sw(raw, now, cost, W, L)
@@ -51,5 +54,30 @@ local function sw(raw, now, cost, W, L)
   local reset = ceil(emptyAt - now)
   if not (reset > 0) then reset = 0 end
   return false, remaining, retry, reset, 0, nil
+end
+
+local function sw_refund(raw, now, cost, W, L)
+  if not raw then return false end
+  if #raw ~= 24 then error({ err = CORRUPT }) end
+  local stored, p, q = unpack('<ddd', raw)
+  if stored ~= stored then error({ err = CORRUPT }) end
+  local start = floor(now / W) * W
+  local previous, current = 0, 0
+  if start < stored then start = stored end
+  if start == stored then
+    previous = p
+    current = q
+  elseif start == stored + W then
+    previous = q
+  end
+  if not (previous > 0) and not (current > 0) then return false end
+  local fromPrevious
+  if previous < cost then fromPrevious = previous else fromPrevious = cost end
+  previous = previous - fromPrevious
+  local rest = cost - fromPrevious
+  if current > rest then current = current - rest else current = 0 end
+  local emptyAt
+  if current > 0 then emptyAt = start + 2 * W else emptyAt = start + W end
+  return true, emptyAt - now, pack('<ddd', start, previous, current)
 end
 `;

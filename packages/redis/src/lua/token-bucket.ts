@@ -9,6 +9,9 @@
  * only when allowed). State is one number, the theoretical arrival time on the token clock
  * (now / interval), stored as 8 bytes (a little-endian double, struct.pack '<d'): exact, and cheaper
  * than formatting text. `instant_of` is core's instantOf.
+ *
+ * `tb_refund`(raw, now, cost, …) is the port of the step's refund: changed, ttlMs and the next state, or
+ * false when there is nothing to give back.
  */
 export const TOKEN_BUCKET_LUA = `
 local function slack_of(base, capacity)
@@ -63,5 +66,21 @@ local function tb(raw, now, cost, capacity, interval)
     return true, remaining, 0, reset, reset, pack('<d', nxt)
   end
   return tb_deny(instant_of(allowAt, interval, slack) - now, tokens, instant_of(base, interval, 0) - now)
+end
+
+local function tb_refund(raw, now, cost, capacity, interval)
+  if not raw then return false end
+  if #raw ~= 8 then error({ err = CORRUPT }) end
+  local tat = unpack('<d', raw)
+  if tat ~= tat then error({ err = CORRUPT }) end
+  local u = now / interval
+  local earliest = tat - capacity
+  local t
+  if u > earliest then t = u else t = earliest end
+  if not (tat > t) then return false end
+  local back = tat - cost
+  local nxt
+  if back > t then nxt = back else nxt = t end
+  return true, instant_of(nxt, interval, 0) - now, pack('<d', nxt)
 end
 `;

@@ -1,0 +1,96 @@
+/**
+ * Bans: "5 failed logins per 15 minutes, then the key is blocked for an hour".
+ *
+ *   const login = new BanLimiter({ limiter: new FixedWindowLimiter({ limit: 5, windowMs: 900_000 }), banMs: 3_600_000 });
+ *
+ * A ban is state beside the algorithm's, not a step of it, so it has its own small contract, `Bans`,
+ * which a store implements next to `bind`: `store.banned(binding, banMs)` returns a binding that
+ * decides with the ban in front of the algorithm, atomically (the memory store in one synchronous
+ * pass; Redis in the same single script call, so a decision still costs one round trip).
+ *
+ * Guarantees, on every store:
+ * - while a key is banned, every request is denied with `retryAfterMs` and `resetAfterMs` equal to the
+ *   time left in the ban and `remaining` 0 (so Retry-After and RateLimit are honest), and such a denial
+ *   changes nothing: not the ban's end, not the algorithm's state;
+ * - outside a ban, requests are decided by the wrapped limiter; the first denial it gives (a request
+ *   that waiting could cure) starts a ban of `banMs` from that instant, and is answered as the ban's
+ *   first denial. A cost no policy can ever grant is denied without a ban (a bad request, not abuse);
+ * - `peek` reports what consume would answer and starts nothing; `reset` lifts the ban and empties the
+ *   key; `refund` gives back to the wrapped limiter and leaves a ban as it is.
+ */
+import type { Clock } from './clock.js';
+import type { Decision } from './decision.js';
+import { Limiter, type RateLimiter } from './limiter.js';
+import type { Policy } from './policy.js';
+import type { Mode, Result, StoreBinding } from './store.js';
+import { describeValue, isCost, positiveInteger, refuseCall } from './validate.js';
+
+/** Bans is what a store offers for bans: a binding with the ban decided in front of `binding`. */
+export interface Bans<M extends Mode = Mode> {
+  banned(binding: StoreBinding<M>, banMs: number): StoreBinding<M>;
+}
+
+export interface BanOptions<M extends Mode> {
+  /** The limiter whose denial starts a ban (a single-policy core limiter). */
+  readonly limiter: RateLimiter<M>;
+  /** How long a ban lasts, in milliseconds (a positive integer). */
+  readonly banMs: number;
+}
+
+const OWNER = 'BanLimiter';
+
+/** BanLimiter is a limiter whose denials ban the key for `banMs` (see the contract above). */
+export class BanLimiter<M extends Mode = 'sync'> implements RateLimiter<M> {
+  readonly mode: M;
+  readonly policies: readonly Policy[];
+  readonly banMs: number;
+  readonly #clock: Clock;
+  readonly #binding: StoreBinding<M>;
+  readonly #inner: Limiter<Policy, M>;
+
+  constructor(options: BanOptions<M>) {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`${OWNER}: options must be an object, got ${describeValue(options)}`);
+    const inner = options.limiter;
+    if (!(inner instanceof Limiter)) throw new TypeError(`${OWNER}: limiter must be a single-policy ratekeeper limiter, got ${describeValue(inner)}`);
+    this.banMs = positiveInteger(OWNER, 'banMs', options.banMs);
+    const store = inner.store as unknown as Partial<Bans<M>>;
+    if (typeof store.banned !== 'function') throw new TypeError(`${OWNER}: the limiter's store does not support bans`);
+    this.#inner = inner as Limiter<Policy, M>;
+    this.#binding = store.banned(inner.binding, this.banMs);
+    this.#clock = inner.clock;
+    this.mode = inner.mode;
+    this.policies = inner.policies;
+  }
+
+  consume(key: string, cost = 1): Result<M, Decision> {
+    const now = this.#clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, cost, now);
+    return this.#binding.consume(key, now, cost);
+  }
+
+  peek(key: string, cost = 1): Result<M, Decision> {
+    const now = this.#clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, cost, now);
+    return this.#binding.peek(key, now, cost);
+  }
+
+  allow(key: string, cost = 1): Result<M, boolean> {
+    const now = this.#clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, cost, now);
+    return this.#binding.allow(key, now, cost);
+  }
+
+  reset(key: string): Result<M, void> {
+    if (typeof key !== 'string') return refuseCall(OWNER, this.mode, key, 1, 0);
+    return this.#binding.reset(key);
+  }
+
+  /** refundable: the wrapped limiter can refund. */
+  get refundable(): boolean {
+    return this.#inner.refundable;
+  }
+
+  refund(key: string, cost = 1): Result<M, void> {
+    return this.#inner.refund(key, cost);
+  }
+}

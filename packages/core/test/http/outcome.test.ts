@@ -1,0 +1,118 @@
+/**
+ * countOutcome and settle: checked at creation (functions; limiters that can refund); off by default
+ * (no watch, nothing recorded); on a response's close, an uncounted outcome gives the whole charge
+ * back, settle adjusts it to the real cost (refund below, charge above, drain to empty when the extra
+ * does not fit), once per request even though 'finish' precedes 'close' (a watcher listening to both
+ * settles twice: mutant); a denied request is not watched; a hook failing after the response is a
+ * process warning, never an exception.
+ */
+import { EventEmitter } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type Decision, FixedWindowLimiter, ManualClock, type NodeResponse, prepareRateLimit } from '../../src/index.js';
+import { doubleSettleWatch } from './mutants.js';
+
+type Req = { readonly id: string };
+const T0 = 1_700_000_000_000;
+const windowOf = (limit: number) => new FixedWindowLimiter({ limit, windowMs: 60_000, name: 'w', clock: new ManualClock(T0) });
+
+/** response is a Node-like response that finishes (or is aborted) when the test says. */
+function response(status = 200, contentLength?: number) {
+  const res = Object.assign(new EventEmitter(), { statusCode: status, writableFinished: false, getHeader: (n: string) => (n === 'content-length' ? contentLength : undefined) });
+  return {
+    res: res as unknown as NodeResponse,
+    finish: () => ((res.writableFinished = true), res.emit('finish'), res.emit('close')),
+    abort: () => res.emit('close'),
+  };
+}
+
+const flush = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('at creation', () => {
+  it('is off by default: no watch', () => {
+    expect(prepareRateLimit<Req>('rateLimit', { limiter: windowOf(1) }).watch).toBeUndefined();
+  });
+
+  it('refuses a non-function, and a limiter that cannot refund', () => {
+    expect(() => prepareRateLimit<Req>('rateLimit', { settle: 5 as never })).toThrowError(new TypeError('rateLimit: settle must be a function, got 5'));
+    const noRefund = { mode: 'sync', consume: () => undefined as never, policies: windowOf(1).policies };
+    expect(() => prepareRateLimit<Req>('rateLimit', { limiter: noRefund as never, countOutcome: () => true })).toThrowError(
+      new TypeError('rateLimit: countOutcome and settle need limiters with refund(); limiter has none'),
+    );
+  });
+});
+
+describe('after the response', () => {
+  afterEach(() => void vi.restoreAllMocks());
+
+  /** run sends one request through `plan`, ends its response with `end`, and answers what remains. */
+  async function run(options: object, end: (r: ReturnType<typeof response>) => void, status = 200, length?: number, limit = 10) {
+    const limiter = windowOf(limit);
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: (r: Req) => r.id, ...options });
+    const req = { id: 'a' };
+    const decision = plan.decide(req, undefined) as Decision;
+    const r = response(status, length);
+    plan.watch?.(req, r.res, decision);
+    end(r);
+    await flush();
+    const left = limiter.peek('a');
+    return left.allowed ? left.remaining + 1 : left.remaining;
+  }
+
+  it.each([
+    ['counts a success when only failures are skipped', { countOutcome: (o: { status: number }) => o.status < 400 }, 200, 9],
+    ['gives a failure its charge back', { countOutcome: (o: { status: number }) => o.status < 400 }, 503, 10],
+    ['gives a success back under skipSuccessfulRequests', { countOutcome: (o: { status: number }) => o.status >= 400 }, 200, 10],
+    ['charges the real cost when it is larger', { settle: () => 4 }, 200, 6],
+    ['refunds down to the real cost when it is smaller', { cost: () => 5, settle: () => 2 }, 200, 8],
+    ['settles by the response size', { settle: (o: { contentLength?: number }) => Math.ceil((o.contentLength ?? 0) / 1024) }, 200, 7],
+  ] as const)('%s', async (_name, options, status, left) => {
+    expect(await run(options, (r) => r.finish(), status, 3000)).toBe(left);
+  });
+
+  it('drains the key to empty when the extra cost does not fit, never beyond', async () => {
+    expect(await run({ settle: () => 25 }, (r) => r.finish(), 200, undefined, 10)).toBe(0);
+  });
+
+  it('sees an aborted response as an outcome', async () => {
+    const seen: unknown[] = [];
+    expect(await run({ countOutcome: (o: { aborted: boolean }) => (seen.push(o.aborted), !o.aborted) }, (r) => r.abort())).toBe(10);
+    expect(seen).toEqual([true]);
+  });
+
+  it('settles once although finish precedes close, and the same check catches a watcher listening to both (mutant)', async () => {
+    const limiter = windowOf(10);
+    const hooks = { countOutcome: undefined, settle: () => 3 };
+    const charges = new WeakMap();
+    const real = prepareRateLimit<Req>('rateLimit', { limiter, key: (r: Req) => r.id, settle: hooks.settle });
+    const mutant = { ...real, watch: doubleSettleWatch('m', hooks, charges) };
+    for (const [plan, want] of [[real, 7], [mutant, 5]] as const) {
+      limiter.reset('a');
+      const req = { id: 'a' };
+      const decision = plan.decide(req, undefined) as Decision;
+      if (plan === mutant) charges.set(req, { limiter, key: 'a', cost: 1 });
+      const r = response();
+      plan.watch?.(req, r.res, decision);
+      r.finish();
+      await flush();
+      expect(limiter.peek('a').remaining + 1, plan === real ? 'real' : 'mutant').toBe(want);
+    }
+  });
+
+  it('does not watch a denied request, and turns a failing hook into a warning', async () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    expect(await run({ settle: () => Promise.reject(new Error('meter down')) }, (r) => r.finish())).toBe(9);
+    expect(warn).toHaveBeenCalledWith('rateLimit: countOutcome or settle failed after the response: Error: meter down', 'RateLimitWarning');
+    expect(await run({ settle: () => -1 }, (r) => r.finish())).toBe(9);
+    const limiter = windowOf(1);
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'a', countOutcome: () => false });
+    plan.decide({ id: 'a' }, undefined);
+    const denied = plan.decide({ id: 'a' }, undefined) as Decision;
+    const r = response();
+    plan.watch?.({ id: 'a' }, r.res, denied);
+    r.finish();
+    await flush();
+    expect(limiter.peek('a').allowed).toBe(false);
+  });
+});
