@@ -103,11 +103,11 @@ describe('after the response', () => {
   it('does not watch a denied request, and turns a failing hook into a warning', async () => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     expect(await run({ settle: () => Promise.reject(new Error('meter down')) }, (r) => r.finish())).toBe(9);
-    expect(warn).toHaveBeenCalledWith('rateLimit: countOutcome or settle failed after the response: Error: meter down', 'RateLimitWarning');
+    expect(warn).toHaveBeenCalledWith('rateLimit: countOutcome or settle failed after the response: Error: meter down', { type: 'RatekeeperWarning', code: 'RATEKEEPER_SETTLE_FAILED' });
     expect(await run({ settle: () => -1 }, (r) => r.finish())).toBe(9);
     const limiter = windowOf(1);
     const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'a', countOutcome: () => false });
-    plan.decide({ id: 'a' }, undefined);
+    void plan.decide({ id: 'a' }, undefined);
     const denied = plan.decide({ id: 'a' }, undefined) as Decision;
     const r = response();
     plan.watch?.({ id: 'a' }, r.res, denied);
