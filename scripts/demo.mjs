@@ -41,12 +41,8 @@ Then limits from who the caller is (examples/api-keys, examples/login, Express):
 async function main() {
   const begun = performance.now();
   console.log(INTRO);
-  const servers = await Promise.all(
-    EXAMPLES.map(([name, dir]) => startServer(name, fileURLToPath(new URL(`../examples/${dir}/`, import.meta.url)), START_TIMEOUT_MS)),
-  );
-  const callers = await Promise.all(
-    Object.keys(CALLERS).map((dir) => startServer(dir, fileURLToPath(new URL(`../examples/${dir}/`, import.meta.url)), START_TIMEOUT_MS)),
-  );
+  const servers = await Promise.all(EXAMPLES.map(([name, dir]) => startServer(name, fileURLToPath(new URL(`../examples/${dir}/`, import.meta.url)), START_TIMEOUT_MS)));
+  const callers = await Promise.all(Object.keys(CALLERS).map((dir) => startServer(dir, fileURLToPath(new URL(`../examples/${dir}/`, import.meta.url)), START_TIMEOUT_MS)));
   const problems = [];
   const answers = [];
   for (const { name, url } of servers) {
@@ -64,7 +60,9 @@ async function main() {
   await stopAll();
   const count = (status) => answers.filter((row) => row.status === status).length;
   const seconds = ((performance.now() - begun) / 1000).toFixed(1);
-  console.log(`${servers.length + callers.length} servers, ${answers.length} answers: ${count(200)} × 200, ${count(401)} × 401, ${count(429)} × 429; servers stopped; ${seconds} s.`);
+  console.log(
+    `${servers.length + callers.length} servers, ${answers.length} answers: ${count(200)} × 200, ${count(401)} × 401, ${count(429)} × 429; servers stopped; ${seconds} s.`,
+  );
   if (problems.length === 0) return 0;
   console.error(`\nThe demo found ${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return 1;

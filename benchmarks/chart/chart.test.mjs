@@ -51,7 +51,9 @@ describe('the algorithms chart', () => {
     const svg = renderSvg(series);
     for (const a of series.algorithms) {
       expect(svg).toContain(`>${a.label}</text>`);
-      expect(svg).toContain(`${a.admitted} admitted</tspan> · <tspan fill="#c62828" font-weight="600">${a.denied} denied</tspan> · most in any 1 s: <tspan font-weight="600">${a.peakPerWindow}</tspan>`);
+      expect(svg).toContain(
+        `${a.admitted} admitted</tspan> · <tspan fill="#c62828" font-weight="600">${a.denied} denied</tspan> · most in any 1 s: <tspan font-weight="600">${a.peakPerWindow}</tspan>`,
+      );
     }
     const bars = (svg.match(/<rect [^>]*fill="#(2e7d32|c62828)"\/>/g) ?? []).length;
     expect(bars).toBe(sum(series.algorithms.map((a) => a.admittedPerBin.filter((n) => n > 0).length + a.deniedPerBin.filter((n) => n > 0).length)));

@@ -9,5 +9,6 @@ export const SVG_PATH = fileURLToPath(new URL('../../docs/algorithms.svg', impor
 
 const series = chartSeries();
 writeFileSync(SVG_PATH, renderSvg(series));
-for (const a of series.algorithms) console.log(`${a.label.padEnd(40)} ${String(a.admitted).padStart(3)} admitted  ${String(a.denied).padStart(3)} denied  most in any 1 s: ${a.peakPerWindow}`);
+for (const a of series.algorithms)
+  console.log(`${a.label.padEnd(40)} ${String(a.admitted).padStart(3)} admitted  ${String(a.denied).padStart(3)} denied  most in any 1 s: ${a.peakPerWindow}`);
 console.log(`wrote ${SVG_PATH}`);

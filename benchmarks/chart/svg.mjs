@@ -23,10 +23,14 @@ export function renderSvg(series) {
   const scale = Math.max(...algorithms.flatMap((a) => [...a.admittedPerBin, ...a.deniedPerBin]));
   const bar = (n) => (n / scale) * HALF;
   const out = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="13">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="13">`,
+  );
   out.push(`<rect width="${W}" height="${height}" fill="#ffffff"/>`);
   out.push(`<text x="${LEFT}" y="24" font-size="17" font-weight="600" fill="#222">The same ${series.times.length} requests, four algorithms, each allowing 10 per second</text>`);
-  out.push(`<text x="${LEFT}" y="44" fill="#555">Bars per 100 ms: <tspan fill="${GREEN}" font-weight="600">admitted</tspan> above the line, <tspan fill="${RED}" font-weight="600">denied</tspan> below. Dotted lines: whole seconds, where fixed windows turn over.</text>`);
+  out.push(
+    `<text x="${LEFT}" y="44" fill="#555">Bars per 100 ms: <tspan fill="${GREEN}" font-weight="600">admitted</tspan> above the line, <tspan fill="${RED}" font-weight="600">denied</tspan> below. Dotted lines: whole seconds, where fixed windows turn over.</text>`,
+  );
   const bandTop = TOP - 14;
   const bandBottom = TOP + algorithms.length * PANEL - 8;
   phases.forEach((p, i) => {
@@ -46,7 +50,8 @@ export function renderSvg(series) {
       `<text x="${W - RIGHT - 4}" y="${top + 10}" text-anchor="end" fill="#222"><tspan fill="${GREEN}" font-weight="600">${a.admitted} admitted</tspan> · <tspan fill="${RED}" font-weight="600">${a.denied} denied</tspan> · most in any 1 s: <tspan font-weight="600">${a.peakPerWindow}</tspan></text>`,
     );
     a.admittedPerBin.forEach((n, b) => {
-      if (n > 0) out.push(`<rect x="${(x(b * binMs) + 1.5).toFixed(1)}" y="${(base - bar(n)).toFixed(1)}" width="${(binW - 3).toFixed(1)}" height="${bar(n).toFixed(1)}" fill="${GREEN}"/>`);
+      if (n > 0)
+        out.push(`<rect x="${(x(b * binMs) + 1.5).toFixed(1)}" y="${(base - bar(n)).toFixed(1)}" width="${(binW - 3).toFixed(1)}" height="${bar(n).toFixed(1)}" fill="${GREEN}"/>`);
     });
     a.deniedPerBin.forEach((n, b) => {
       if (n > 0) out.push(`<rect x="${(x(b * binMs) + 1.5).toFixed(1)}" y="${base.toFixed(1)}" width="${(binW - 3).toFixed(1)}" height="${bar(n).toFixed(1)}" fill="${RED}"/>`);
@@ -56,7 +61,9 @@ export function renderSvg(series) {
     out.push(`<text x="${LEFT - 6}" y="${base + 4}" text-anchor="end" fill="#666" font-size="11">0</text>`);
     out.push(`<text x="${LEFT - 6}" y="${base + HALF + 4}" text-anchor="end" fill="#666" font-size="11">${scale}</text>`);
   });
-  out.push(`<text x="${LEFT}" y="${height - 10}" fill="#666" font-size="11">Drawn by \`pnpm chart\` from a ManualClock run of @ratekeeper/core (benchmarks/chart); one client; totals checked by chart.test.mjs.</text>`);
+  out.push(
+    `<text x="${LEFT}" y="${height - 10}" fill="#666" font-size="11">Drawn by \`pnpm chart\` from a ManualClock run of @ratekeeper/core (benchmarks/chart); one client; totals checked by chart.test.mjs.</text>`,
+  );
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }

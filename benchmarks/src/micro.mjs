@@ -65,7 +65,7 @@ function render(results, f) {
     '',
     formatTable(['contender', 'operation', 'hot key ns/op', 'vs naive', '95 % CI', `${keys} keys ns/op`, 'vs naive', '95 % CI'], rows),
     '',
-    'vs naive: ns/op ÷ the naive bucket\'s ns/op on the same keys, a fraction of a millisecond apart (median over pairs, both orders); below 1.00× is faster.',
+    "vs naive: ns/op ÷ the naive bucket's ns/op on the same keys, a fraction of a millisecond apart (median over pairs, both orders); below 1.00× is faster.",
     `95 % CI: half-width of the ratio's ~95 % confidence interval (distribution-free, from the pairs' order statistics); widest ±${fixed(widest * 100, 1)} %.`,
     `Async rows (express-rate-limit, rate-limiter-flexible) are read with one .then per promise and one await per ${BATCH} calls.`,
   ].join('\n');

@@ -19,8 +19,7 @@ class Reader extends MetricReader {
 }
 
 const limiter = () => new TokenBucketLimiter({ capacity: 1e12, refillPerSecond: 1e6 });
-const planLoop = () =>
-  new Function('plan', 'n', 'let a = 0; for (let i = 0; i < n; i++) if (plan.decide(null, "203.0.113.7").allowed) a++; return a;');
+const planLoop = () => new Function('plan', 'n', 'let a = 0; for (let i = 0; i < n; i++) if (plan.decide(null, "203.0.113.7").allowed) a++; return a;');
 
 export async function run(args) {
   const f = flags(args);
@@ -30,7 +29,11 @@ export async function run(args) {
   const variants = [
     { label: 'plan.decide, no telemetry', plan: prepareRateLimit('bench', { limiter: limiter() }), loop: planLoop() },
     { label: 'plan.decide, otel API without SDK', plan: prepareRateLimit('bench', { limiter: limiter(), telemetry: otelTelemetry() }), loop: planLoop() },
-    { label: 'plan.decide, otel SDK MeterProvider', plan: prepareRateLimit('bench', { limiter: limiter(), telemetry: otelTelemetry({ meterProvider: sdk, spanAttributes: false }) }), loop: planLoop() },
+    {
+      label: 'plan.decide, otel SDK MeterProvider',
+      plan: prepareRateLimit('bench', { limiter: limiter(), telemetry: otelTelemetry({ meterProvider: sdk, spanAttributes: false }) }),
+      loop: planLoop(),
+    },
     {
       label: 'limiter.allow (no plan), for scale',
       plan: limiter(),

@@ -56,7 +56,7 @@ export function apiKeysSuite(where, store) {
       const third = await get('/reports/3', 'free-key-1');
       expect(third.headers.get('ratelimit')).toMatch(/^"free";r=1;t=\d+$/);
       await third.text(); // its 3 more units do not fit: the key is drained to empty, never beyond
-    await drained();
+      await drained();
       const denied = await get('/reports/0', 'free-key-1');
       expect(denied.status).toBe(429);
       expect((await denied.json())['violated-policies']).toEqual(['free']);

@@ -22,8 +22,7 @@ export function loginSuite(where, store) {
     return clock;
   }
 
-  const login = (username, password) =>
-    fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  const login = (username, password) => fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
 
   describe(`the login example on ${where}`, () => {
     it('counts only failed logins, then bans the username for an hour', async () => {

@@ -23,7 +23,11 @@ it('serves exact decision counts to Prometheus', async () => {
 
   const text = await (await fetch(metricsUrl)).text();
   const line = (outcome) => text.split('\n').find((l) => l.startsWith('ratekeeper_decisions_total{') && l.includes(`ratekeeper_outcome="${outcome}"`));
-  expect(line('allowed')).toBe('ratekeeper_decisions_total{ratekeeper_policy="api",ratekeeper_algorithm="token-bucket",ratekeeper_outcome="allowed",otel_scope_name="@ratekeeper/otel"} 5');
-  expect(line('limited')).toBe('ratekeeper_decisions_total{ratekeeper_policy="api",ratekeeper_algorithm="token-bucket",ratekeeper_outcome="limited",otel_scope_name="@ratekeeper/otel"} 3');
+  expect(line('allowed')).toBe(
+    'ratekeeper_decisions_total{ratekeeper_policy="api",ratekeeper_algorithm="token-bucket",ratekeeper_outcome="allowed",otel_scope_name="@ratekeeper/otel"} 5',
+  );
+  expect(line('limited')).toBe(
+    'ratekeeper_decisions_total{ratekeeper_policy="api",ratekeeper_algorithm="token-bucket",ratekeeper_outcome="limited",otel_scope_name="@ratekeeper/otel"} 3',
+  );
   expect(text).toContain('# TYPE ratekeeper_decisions_total counter');
 });

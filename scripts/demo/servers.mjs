@@ -53,11 +53,13 @@ export function startServer(name, dir, timeoutMs) {
 
 /** stopAll ends every child still running and resolves once all have exited. */
 export async function stopAll(graceMs = 2000) {
-  await Promise.all([...running].map(async (child) => {
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    await exited;
-    clearTimeout(timer);
-  }));
+  await Promise.all(
+    [...running].map(async (child) => {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
 }

@@ -53,7 +53,11 @@ export async function run(args) {
   const costs = [];
   for (const length of [0, 16_000, 20_000]) {
     const child = ['--expose-gc', '--max-old-space-size=4096'];
-    const r = await runChild('attack-memory-child.mjs', { nodeFlags: child, args: ['--mode=cost', `--length=${length}`, `--keys=${keys}`, `--budget-ms=${budget}`, ...other], timeoutMs: 4 * budget + 30_000 });
+    const r = await runChild('attack-memory-child.mjs', {
+      nodeFlags: child,
+      args: ['--mode=cost', `--length=${length}`, `--keys=${keys}`, `--budget-ms=${budget}`, ...other],
+      timeoutMs: 4 * budget + 30_000,
+    });
     costs.push([
       length === 0 ? 'short (IPv4-like)' : `${grouped(length)} chars`,
       `${grouped(r.inserted)} / ${grouped(keys)}`,
@@ -68,7 +72,11 @@ export async function run(args) {
 
   const heap = [];
   for (const length of [0, 16_000]) {
-    const r = await runChild('attack-memory-child.mjs', { nodeFlags: ['--expose-gc', '--max-old-space-size=4096'], args: ['--mode=heap', `--length=${length}`, '--keys=10000', ...other], timeoutMs: 120_000 });
+    const r = await runChild('attack-memory-child.mjs', {
+      nodeFlags: ['--expose-gc', '--max-old-space-size=4096'],
+      args: ['--mode=heap', `--length=${length}`, '--keys=10000', ...other],
+      timeoutMs: 120_000,
+    });
     heap.push([length === 0 ? 'short (IPv4-like)' : `${grouped(length)} chars`, grouped(r.keys), fixed(r.heapBytes / r.keys, 1), fixed(r.arrayBufferBytes / r.keys, 1)]);
   }
   console.log('\nheap per key — the store alone (keys made on the fly, none kept by the caller), after full GCs\n');

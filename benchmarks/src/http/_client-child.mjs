@@ -18,8 +18,14 @@ async function slice({ id, url, connections, durationMs }) {
   const statusCounts = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCounts[code] = stat.count;
   return {
-    type: 'slice', id, requests: result.requests.total, wallMs, clientCpuUs: used.user + used.system,
-    statusCounts, errors: result.errors, timeouts: result.timeouts,
+    type: 'slice',
+    id,
+    requests: result.requests.total,
+    wallMs,
+    clientCpuUs: used.user + used.system,
+    statusCounts,
+    errors: result.errors,
+    timeouts: result.timeouts,
   };
 }
 

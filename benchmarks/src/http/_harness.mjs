@@ -103,9 +103,10 @@ async function startServers(framework, cfg) {
   const servers = {};
   try {
     for (const { library, path } of variantsOf(cfg)) {
-      const execArgv = cfg.profileDir !== undefined
-        ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${cfg.profileDir}`, `--cpu-prof-name=${framework}-${library}-${path}.cpuprofile`]
-        : [];
+      const execArgv =
+        cfg.profileDir !== undefined
+          ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${cfg.profileDir}`, `--cpu-prof-name=${framework}-${library}-${path}.cpuprofile`]
+          : [];
       const args = [framework, library, path, cfg.erlHeaders];
       const { proc, ready } = await startChild(SERVER_FILE, args, { cpu: cfg.serverCpu, execArgv });
       servers[`${library}:${path}`] = { proc, url: `http://127.0.0.1:${ready.port}/` };

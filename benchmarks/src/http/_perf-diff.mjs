@@ -39,7 +39,9 @@ async function record(client, pid, url, seconds, out) {
 /** samplesBySymbol adds the samples of a perf.data file into `into` (Map symbol → samples). */
 function samplesBySymbol(file, into) {
   const text = execFileSync('perf', ['report', '-i', file, '--stdio', '--no-children', '--sort', 'sym', '-F', 'sample,sym'], {
-    encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
   for (const line of text.split('\n')) {
     const m = /^\s*(\d+)\s+\[[.kgu]\]\s+(.*)$/.exec(line);

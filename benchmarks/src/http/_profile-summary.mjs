@@ -21,7 +21,13 @@ import { basename } from 'node:path';
 import { flags } from '../lib/args.mjs';
 
 function label(frame) {
-  const file = frame.url === '' ? '' : ` ${frame.url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, '').replace(/^.*\/packages\//, 'packages/')}:${frame.lineNumber + 1}`;
+  const file =
+    frame.url === ''
+      ? ''
+      : ` ${frame.url
+          .replace(/^file:\/\//, '')
+          .replace(/^.*node_modules\//, '')
+          .replace(/^.*\/packages\//, 'packages/')}:${frame.lineNumber + 1}`;
   return `${frame.functionName || '(anonymous)'}${file}`;
 }
 

@@ -67,12 +67,16 @@ export function summarize({ framework, rounds }) {
       const ratioCi = medianInterval(ratios);
       const addedCi = medianInterval(diffs);
       rows.push({
-        framework, path, library,
+        framework,
+        path,
+        library,
         name: library === 'peer' ? PEER_NAMES[framework] : (NAMES[library] ?? library),
         rps: median(slices.map((s) => s.rps)),
-        ratio: median(ratios), ratioCi,
+        ratio: median(ratios),
+        ratioCi,
         cpuPerReq: median(slices.map((s) => s.cpuPerReq)),
-        added: median(diffs), addedCi,
+        added: median(diffs),
+        addedCi,
         busy: median(slices.map((s) => s.busy)),
         clientBusy: median(slices.map((s) => s.clientBusy)),
         responses: statuses(slices, library, path),
@@ -95,11 +99,17 @@ const fmt = {
 export function formatTable(rows) {
   const head = ['framework', 'path', 'library', 'req/s', '× bare [95% CI]', 'µs/req', '+µs/req [95% CI]', 'busy', 'client', 'responses', 'targets (ratekeeper)'];
   const body = rows.map((r) => [
-    r.framework, r.path, r.name, fmt.int(r.rps),
+    r.framework,
+    r.path,
+    r.name,
+    fmt.int(r.rps),
     r.library === 'bare' ? '1.00' : `${fmt.x(r.ratio)} [${fmt.x(r.ratioCi[0])}, ${fmt.x(r.ratioCi[1])}]`,
     fmt.us(r.cpuPerReq),
     r.library === 'bare' ? '—' : `${fmt.signed(r.added)} [${fmt.signed(r.addedCi[0])}, ${fmt.signed(r.addedCi[1])}]`,
-    fmt.pct(r.busy), fmt.pct(r.clientBusy), r.responses, r.verdict,
+    fmt.pct(r.busy),
+    fmt.pct(r.clientBusy),
+    r.responses,
+    r.verdict,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
@@ -116,6 +126,5 @@ export function pressureNote(results) {
   const rounds = results.flatMap((r) => r.rounds);
   const quiet = rounds.filter((r) => r.quiet === true).length;
   const probed = rounds.some((r) => r.quiet !== undefined) ? `; ${quiet} of ${rounds.length} rounds started after a quiet probe` : '';
-  return `CPU pressure over the slices (PSI some: share of time a task waited for a CPU): median ${fmt.pct(median(values))}, ` +
-    `max ${fmt.pct(Math.max(...values))}${probed}`;
+  return `CPU pressure over the slices (PSI some: share of time a task waited for a CPU): median ${fmt.pct(median(values))}, ` + `max ${fmt.pct(Math.max(...values))}${probed}`;
 }

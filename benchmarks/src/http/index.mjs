@@ -99,7 +99,8 @@ export async function run(args = []) {
       const withRatekeeper = await adapterReady(framework);
       if (!withRatekeeper) console.log(`(${framework}: @ratekeeper/${framework} has no rateLimit export yet; measuring bare and peer only)`);
       const cfg = {
-        ...opts, withRatekeeper,
+        ...opts,
+        withRatekeeper,
         serverCpu: pinned ? 1 : undefined,
         profileDir: opts.profile === undefined ? undefined : resolve(opts.profile),
         onRound: (fw, path, r) => process.stderr.write(`  ${fw} ${path} round ${r + 1}/${opts.rounds}\n`),

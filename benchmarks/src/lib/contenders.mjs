@@ -15,15 +15,7 @@
 //     compares `current` with `max`. Its LRU `cache` option is raised to the key count (default 5000);
 //   - rate-limiter-flexible: `new RateLimiterMemory({ points, duration })` and `consume(key)`, a
 //     promise that rejects when the key is limited.
-import {
-  CompositeLimiter,
-  FixedWindowLimiter,
-  MemoryStore,
-  SlidingLogLimiter,
-  SlidingWindowLimiter,
-  systemClock,
-  TokenBucketLimiter,
-} from '@ratekeeper/core';
+import { CompositeLimiter, FixedWindowLimiter, MemoryStore, SlidingLogLimiter, SlidingWindowLimiter, systemClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { MemoryStore as ErlMemoryStore } from 'express-rate-limit';
 import FastifyLocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
@@ -49,20 +41,17 @@ export const contenders = {
   },
   tokenBucket: {
     label: 'ratekeeper TokenBucketLimiter',
-    create: ({ maxKeys, clock = systemClock }) =>
-      new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: REFILL_PER_SECOND, clock, store: new MemoryStore({ maxKeys }) }),
+    create: ({ maxKeys, clock = systemClock }) => new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: REFILL_PER_SECOND, clock, store: new MemoryStore({ maxKeys }) }),
     size: (c) => c.binding.size,
   },
   slidingWindow: {
     label: 'ratekeeper SlidingWindowLimiter',
-    create: ({ maxKeys, clock = systemClock }) =>
-      new SlidingWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, clock, store: new MemoryStore({ maxKeys }) }),
+    create: ({ maxKeys, clock = systemClock }) => new SlidingWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, clock, store: new MemoryStore({ maxKeys }) }),
     size: (c) => c.binding.size,
   },
   fixedWindow: {
     label: 'ratekeeper FixedWindowLimiter',
-    create: ({ maxKeys, clock = systemClock }) =>
-      new FixedWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, clock, store: new MemoryStore({ maxKeys }) }),
+    create: ({ maxKeys, clock = systemClock }) => new FixedWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, clock, store: new MemoryStore({ maxKeys }) }),
     size: (c) => c.binding.size,
   },
   // The log keeps one instant per unit, so its limit is the shorthand's default 60, not a billion. To
@@ -153,17 +142,32 @@ export const operations = [
   { id: 'composite.allow', contender: 'composite', op: 'allow', kind: 'sync', call: 'c.allow(k)', expect: 'allowed' },
   { id: 'composite.consume', contender: 'composite', op: 'consume', kind: 'sync', call: 'c.consume(k).allowed', expect: 'allowed' },
   {
-    id: 'expressRateLimit.increment', contender: 'expressRateLimit', op: 'increment', kind: 'async',
-    call: 'c.increment(k)', allowedIf: `v.totalHits <= ${LIMIT}`, expect: 'allowed',
+    id: 'expressRateLimit.increment',
+    contender: 'expressRateLimit',
+    op: 'increment',
+    kind: 'async',
+    call: 'c.increment(k)',
+    allowedIf: `v.totalHits <= ${LIMIT}`,
+    expect: 'allowed',
   },
   { id: 'fastifyRateLimit.incr', contender: 'fastifyRateLimit', op: 'incr', kind: 'sync', call: 'c.incr(k)', expect: 'allowed' },
   {
-    id: 'rateLimiterFlexible.consume', contender: 'rateLimiterFlexible', op: 'consume', kind: 'async',
-    call: 'c.consume(k)', allowedIf: 'true', expect: 'allowed',
+    id: 'rateLimiterFlexible.consume',
+    contender: 'rateLimiterFlexible',
+    op: 'consume',
+    kind: 'async',
+    call: 'c.consume(k)',
+    allowedIf: 'true',
+    expect: 'allowed',
   },
   {
-    id: 'rateLimiterFlexible.consume-denied', contender: 'rateLimiterFlexibleDenying', op: 'consume (denied)', kind: 'async',
-    call: 'c.consume(k)', allowedIf: 'true', expect: 'denied',
+    id: 'rateLimiterFlexible.consume-denied',
+    contender: 'rateLimiterFlexibleDenying',
+    op: 'consume (denied)',
+    kind: 'async',
+    call: 'c.consume(k)',
+    allowedIf: 'true',
+    expect: 'denied',
     // Spend each key's one point (and go one over) so that every timed call is a rejection.
     prepare: async (c, keys) => {
       for (const k of keys) for (let i = 0; i < 2; i++) await c.consume(k).catch(() => {});

@@ -53,9 +53,7 @@ const AsyncFunction = (async () => {}).constructor;
  * one operation row.
  */
 export function compileLoop(row) {
-  return row.kind === 'sync'
-    ? new Function('c', 'keys', 'n', 'start', syncBody(row.call))
-    : new AsyncFunction('c', 'keys', 'n', 'start', asyncBody(row.call, row.allowedIf));
+  return row.kind === 'sync' ? new Function('c', 'keys', 'n', 'start', syncBody(row.call)) : new AsyncFunction('c', 'keys', 'n', 'start', asyncBody(row.call, row.allowedIf));
 }
 
 /** checkCount throws unless a loop of `n` decisions came out as the row expects. */

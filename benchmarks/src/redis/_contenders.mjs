@@ -39,68 +39,112 @@ return 1`;
 export function single() {
   return [
     ['PING (round-trip floor)', async (c) => (k) => c.ping().then(() => true)],
-    ['naive EVALSHA token bucket (floor)', async (c) => {
-      const sha = await c.script('LOAD', NAIVE_BUCKET);
-      return (k) => c.evalsha(sha, 1, `naive:${k}`, Date.now(), 0.001, LIMIT * 0.001).then((r) => r === 1);
-    }],
-    ['ratekeeper token bucket', async (c) => {
-      const limiter = new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1_000_000, store: storeOn(c) });
-      return (k) => limiter.consume(k).then(fromRedis);
-    }],
-    ['ratekeeper token bucket, batch: false', async (c) => {
-      const limiter = new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1_000_000, store: unbatched(c) });
-      return (k) => limiter.consume(k).then(fromRedis);
-    }],
-    ['ratekeeper token bucket, client time', async (c) => {
-      const store = new RedisStore({ client: c, timeoutMs: 1000, time: 'client' });
-      const limiter = new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1_000_000, store });
-      return (k) => limiter.consume(k).then(fromRedis);
-    }],
-    ['ratekeeper sliding window', async (c) => {
-      const limiter = new SlidingWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, store: storeOn(c) });
-      return (k) => limiter.consume(k).then(fromRedis);
-    }],
-    ['ratekeeper sliding window, batch: false', async (c) => {
-      const limiter = new SlidingWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, store: unbatched(c) });
-      return (k) => limiter.consume(k).then(fromRedis);
-    }],
-    ['ratekeeper fixed window', async (c) => {
-      const limiter = new FixedWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, store: storeOn(c) });
-      return (k) => limiter.consume(k).then(fromRedis);
-    }],
-    ['rate-limiter-flexible RateLimiterRedis', async (c) => {
-      const limiter = new RateLimiterRedis({ storeClient: c, points: LIMIT, duration: WINDOW_MS / 1000, keyPrefix: 'rlf' });
-      return (k) => limiter.consume(k).then(() => true, () => false);
-    }],
-    ['express-rate-limit + rate-limit-redis', async (c) => {
-      const store = new RateLimitRedisStore({ sendCommand: (command, ...args) => c.call(command, ...args), prefix: 'erl:' });
-      store.init({ windowMs: WINDOW_MS });
-      return (k) => store.increment(k).then((r) => r.totalHits <= LIMIT);
-    }],
-    ['@fastify/rate-limit RedisStore', async (c) => {
-      const store = new FastifyRedisStore(false, false, c, 'frl:');
-      return (k) => new Promise((resolve, reject) => store.incr(k, (error, r) => (error ? reject(error) : resolve(r.current <= LIMIT)), WINDOW_MS, LIMIT));
-    }],
+    [
+      'naive EVALSHA token bucket (floor)',
+      async (c) => {
+        const sha = await c.script('LOAD', NAIVE_BUCKET);
+        return (k) => c.evalsha(sha, 1, `naive:${k}`, Date.now(), 0.001, LIMIT * 0.001).then((r) => r === 1);
+      },
+    ],
+    [
+      'ratekeeper token bucket',
+      async (c) => {
+        const limiter = new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1_000_000, store: storeOn(c) });
+        return (k) => limiter.consume(k).then(fromRedis);
+      },
+    ],
+    [
+      'ratekeeper token bucket, batch: false',
+      async (c) => {
+        const limiter = new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1_000_000, store: unbatched(c) });
+        return (k) => limiter.consume(k).then(fromRedis);
+      },
+    ],
+    [
+      'ratekeeper token bucket, client time',
+      async (c) => {
+        const store = new RedisStore({ client: c, timeoutMs: 1000, time: 'client' });
+        const limiter = new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1_000_000, store });
+        return (k) => limiter.consume(k).then(fromRedis);
+      },
+    ],
+    [
+      'ratekeeper sliding window',
+      async (c) => {
+        const limiter = new SlidingWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, store: storeOn(c) });
+        return (k) => limiter.consume(k).then(fromRedis);
+      },
+    ],
+    [
+      'ratekeeper sliding window, batch: false',
+      async (c) => {
+        const limiter = new SlidingWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, store: unbatched(c) });
+        return (k) => limiter.consume(k).then(fromRedis);
+      },
+    ],
+    [
+      'ratekeeper fixed window',
+      async (c) => {
+        const limiter = new FixedWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, store: storeOn(c) });
+        return (k) => limiter.consume(k).then(fromRedis);
+      },
+    ],
+    [
+      'rate-limiter-flexible RateLimiterRedis',
+      async (c) => {
+        const limiter = new RateLimiterRedis({ storeClient: c, points: LIMIT, duration: WINDOW_MS / 1000, keyPrefix: 'rlf' });
+        return (k) =>
+          limiter.consume(k).then(
+            () => true,
+            () => false,
+          );
+      },
+    ],
+    [
+      'express-rate-limit + rate-limit-redis',
+      async (c) => {
+        const store = new RateLimitRedisStore({ sendCommand: (command, ...args) => c.call(command, ...args), prefix: 'erl:' });
+        store.init({ windowMs: WINDOW_MS });
+        return (k) => store.increment(k).then((r) => r.totalHits <= LIMIT);
+      },
+    ],
+    [
+      '@fastify/rate-limit RedisStore',
+      async (c) => {
+        const store = new FastifyRedisStore(false, false, c, 'frl:');
+        return (k) => new Promise((resolve, reject) => store.incr(k, (error, r) => (error ? reject(error) : resolve(r.current <= LIMIT)), WINDOW_MS, LIMIT));
+      },
+    ],
   ];
 }
 
 /** composite returns the two-limit contenders: ratekeeper's one-script composite and RateLimiterUnion. */
 export function composite() {
   return [
-    ['ratekeeper CompositeLimiter (1 script call)', async (c) => {
-      const store = storeOn(c);
-      const limiter = new CompositeLimiter([
-        new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1_000_000, store }),
-        new SlidingWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, store }),
-      ]);
-      return (k) => limiter.consume(k).then(fromRedis);
-    }],
-    ['rate-limiter-flexible RateLimiterUnion (2 calls)', async (c) => {
-      const union = new RateLimiterUnion(
-        new RateLimiterRedis({ storeClient: c, points: LIMIT, duration: 1, keyPrefix: 'u1' }),
-        new RateLimiterRedis({ storeClient: c, points: LIMIT, duration: WINDOW_MS / 1000, keyPrefix: 'u2' }),
-      );
-      return (k) => union.consume(k).then(() => true, () => false);
-    }],
+    [
+      'ratekeeper CompositeLimiter (1 script call)',
+      async (c) => {
+        const store = storeOn(c);
+        const limiter = new CompositeLimiter([
+          new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 1_000_000, store }),
+          new SlidingWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS, store }),
+        ]);
+        return (k) => limiter.consume(k).then(fromRedis);
+      },
+    ],
+    [
+      'rate-limiter-flexible RateLimiterUnion (2 calls)',
+      async (c) => {
+        const union = new RateLimiterUnion(
+          new RateLimiterRedis({ storeClient: c, points: LIMIT, duration: 1, keyPrefix: 'u1' }),
+          new RateLimiterRedis({ storeClient: c, points: LIMIT, duration: WINDOW_MS / 1000, keyPrefix: 'u2' }),
+        );
+        return (k) =>
+          union.consume(k).then(
+            () => true,
+            () => false,
+          );
+      },
+    ],
   ];
 }

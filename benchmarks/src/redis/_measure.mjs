@@ -68,6 +68,9 @@ export async function measureAll(client, contenders, { rounds, ms, inFlight, seq
     }
   }
   return new Map(
-    [...results].map(([label, r]) => [label, { seqMedianUs: median(r.seq), seqP99Us: quantile(r.seq, 0.99), perSecond: r.perSecond, cpuUsPerDecision: median(r.cpu), clientCpuUsPerDecision: median(r.clientCpu) }]),
+    [...results].map(([label, r]) => [
+      label,
+      { seqMedianUs: median(r.seq), seqP99Us: quantile(r.seq, 0.99), perSecond: r.perSecond, cpuUsPerDecision: median(r.cpu), clientCpuUsPerDecision: median(r.clientCpu) },
+    ]),
   );
 }

@@ -46,7 +46,9 @@ export async function run(args) {
       return [label, fixed(r.cpuUsPerDecision, 2), grouped(perShard), String(shards), fixed(r.clientCpuUsPerDecision, 2), fixed(cores, 1)];
     });
     console.log(`sizing for ${grouped(target)} token-bucket decisions/s at ${Math.round(headroom * 100)} % planned utilisation (figures measured in this run)`);
-    console.log(formatTable(['mode', 'Redis CPU µs/decision', 'decisions/s per shard at 100 %', 'shards needed', 'client CPU µs/decision', 'app-server cores for the limiter'], rows));
+    console.log(
+      formatTable(['mode', 'Redis CPU µs/decision', 'decisions/s per shard at 100 %', 'shards needed', 'client CPU µs/decision', 'app-server cores for the limiter'], rows),
+    );
     console.log('A cluster of many distinct keys batches per slot (per key), so plan it on the `batch: false` row; a single primary (or a few hot keys) gets the batched row.');
   } finally {
     client.disconnect();

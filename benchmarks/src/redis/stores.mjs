@@ -31,7 +31,16 @@ export async function runSection(args, list, floorLabel) {
     const rows = [...results].map(([label, r]) => {
       const [low, high] = medianInterval(r.perSecond);
       const perSecond = median(r.perSecond);
-      return [label, fixed(r.seqMedianUs, 0), fixed(r.seqP99Us, 0), grouped(perSecond), `${grouped(low)}–${grouped(high)}`, fixed(perSecond / floor, 2), fixed(r.cpuUsPerDecision, 1), fixed(r.clientCpuUsPerDecision, 1)];
+      return [
+        label,
+        fixed(r.seqMedianUs, 0),
+        fixed(r.seqP99Us, 0),
+        grouped(perSecond),
+        `${grouped(low)}–${grouped(high)}`,
+        fixed(perSecond / floor, 2),
+        fixed(r.cpuUsPerDecision, 1),
+        fixed(r.clientCpuUsPerDecision, 1),
+      ];
     });
     console.log(`redis-server on 127.0.0.1:${server.port}, one ioredis connection, ${options.inFlight} in flight, ${options.rounds} rounds × ${options.ms} ms, medians`);
     console.log(formatTable(['contender', 'seq µs p50', 'seq µs p99', `decisions/s`, 'range', `× ${floorLabel.split(' (')[0]}`, 'Redis CPU µs', 'Node CPU µs'], rows));

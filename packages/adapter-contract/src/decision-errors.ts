@@ -66,13 +66,31 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   failing('cost returns a rejecting promise', (m) => ({ limiter: limiterFor(m, 5), cost: rejecting('cost') }), 'Error: cost broke'),
   failing('onDecision throws', (m) => ({ limiter: limiterFor(m, 5), onDecision: boom('onDecision') }), 'Error: onDecision broke'),
   failing('onDecision rejects', (m) => ({ limiter: limiterFor(m, 5), onDecision: rejecting('onDecision') }), 'Error: onDecision broke'),
-  { title: 'handler throws', options: (m) => ({ limiter: limiterFor(m, 1), handler: boom('handler') }), statuses: [200, 500, 500], errors: ['Error: handler broke', 'Error: handler broke'] },
-  { title: 'handler rejects', options: (m) => ({ limiter: limiterFor(m, 1), handler: rejecting('handler') }), statuses: [200, 500, 500], errors: ['Error: handler broke', 'Error: handler broke'] },
+  {
+    title: 'handler throws',
+    options: (m) => ({ limiter: limiterFor(m, 1), handler: boom('handler') }),
+    statuses: [200, 500, 500],
+    errors: ['Error: handler broke', 'Error: handler broke'],
+  },
+  {
+    title: 'handler rejects',
+    options: (m) => ({ limiter: limiterFor(m, 1), handler: rejecting('handler') }),
+    statuses: [200, 500, 500],
+    errors: ['Error: handler broke', 'Error: handler broke'],
+  },
   failing('consume throws synchronously', (m) => ({ limiter: limiterFor(m, 5, undefined, new Error(`ECONNREFUSED ${SECRET}`)) }), limiterError),
   failing('the limiter answers null', (m) => ({ limiter: limiterFor(m, 5, () => null) }), limiterError),
   failing('the limiter answers {}', (m) => ({ limiter: limiterFor(m, 5, () => ({})) }), limiterError),
-  failing('the limiter answers a Decision with NaN figures', (m) => ({ limiter: limiterFor(m, 5, (d) => ({ ...d, remaining: Number.NaN, resetAfterMs: Number.NaN })) }), limiterError),
-  failing('the limiter answers a policy name Node refuses in a header', (m) => ({ limiter: limiterFor(m, 5, (d) => ({ ...d, policy: { ...d.policy, name: HOSTILE_NAME } })) }), limiterError),
+  failing(
+    'the limiter answers a Decision with NaN figures',
+    (m) => ({ limiter: limiterFor(m, 5, (d) => ({ ...d, remaining: Number.NaN, resetAfterMs: Number.NaN })) }),
+    limiterError,
+  ),
+  failing(
+    'the limiter answers a policy name Node refuses in a header',
+    (m) => ({ limiter: limiterFor(m, 5, (d) => ({ ...d, policy: { ...d.policy, name: HOSTILE_NAME } })) }),
+    limiterError,
+  ),
   {
     title: 'the response refuses the RateLimit header',
     options: (m) => ({ limiter: limiterFor(m, 5) }),
@@ -131,7 +149,9 @@ export function decisionErrorsSuite<F>(drivers: readonly Driver<F>[], mutants: r
       it('refuses a limiter whose own policy name Node would refuse in a header, when the middleware is created', async () => {
         const inner = new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1 });
         const hostile = { ...limiterFor('sync', 5), policies: [{ ...inner.policy, name: HOSTILE_NAME }] };
-        await expect(driver.construct({ limiter: hostile })).rejects.toThrow(/^rateLimit: limiter policies\[0\]: policy name "evil\\r\\nSet-Cookie: stolen=1" is not a header-safe token$/);
+        await expect(driver.construct({ limiter: hostile })).rejects.toThrow(
+          /^rateLimit: limiter policies\[0\]: policy name "evil\\r\\nSet-Cookie: stolen=1" is not a header-safe token$/,
+        );
         await expect(driver.construct({ name: HOSTILE_NAME })).rejects.toThrow(/^TokenBucketLimiter: name must be /);
       });
     });

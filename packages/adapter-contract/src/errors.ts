@@ -20,11 +20,47 @@ export function errorsSuite<F>(drivers: readonly Driver<F>[]): void {
       };
 
       it.each([
-        ['key', { key: () => { throw new Error('key broke'); } }],
-        ['skip', { skip: () => { throw new Error('skip broke'); } }],
-        ['cost', { cost: () => { throw new Error('cost broke'); } }],
-        ['onDecision', { onDecision: () => { throw new Error('onDecision broke'); } }],
-        ['handler', { limiter: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock: new ManualClock(0) }), handler: () => { throw new Error('handler broke'); } }],
+        [
+          'key',
+          {
+            key: () => {
+              throw new Error('key broke');
+            },
+          },
+        ],
+        [
+          'skip',
+          {
+            skip: () => {
+              throw new Error('skip broke');
+            },
+          },
+        ],
+        [
+          'cost',
+          {
+            cost: () => {
+              throw new Error('cost broke');
+            },
+          },
+        ],
+        [
+          'onDecision',
+          {
+            onDecision: () => {
+              throw new Error('onDecision broke');
+            },
+          },
+        ],
+        [
+          'handler',
+          {
+            limiter: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock: new ManualClock(0) }),
+            handler: () => {
+              throw new Error('handler broke');
+            },
+          },
+        ],
       ] as const)('an error thrown by %s goes to the error path and the server keeps serving', async (name, options) => {
         const { http, errors } = app(options as ContractOptions);
         const statuses = [];
@@ -68,7 +104,11 @@ export function errorsSuite<F>(drivers: readonly Driver<F>[]): void {
       });
 
       it.each(['key', 'skip', 'cost', 'onDecision'] as const)('a hostile error message from %s never reaches a header', async (name) => {
-        const { http, errors } = app({ [name]: () => { throw new Error(HOSTILE); } });
+        const { http, errors } = app({
+          [name]: () => {
+            throw new Error(HOSTILE);
+          },
+        });
         const res = await http.get('/').expect(500);
         expectPrintableHeaders(res.headers);
         expect(res.headers['set-cookie']).toBeUndefined();

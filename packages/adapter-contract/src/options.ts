@@ -78,7 +78,12 @@ export function optionsSuite<F>(drivers: readonly Driver<F>[]): void {
           expectPrintableHeaders(res.headers);
         }
         expect(remaining).toEqual(['"b";r=1;t=1', '"b";r=0;t=2', '"b";r=0;t=1', '"b";r=0;t=1']);
-        expect(decisions).toEqual([[true, '/'], [true, '/'], [false, '/'], [false, '/']]);
+        expect(decisions).toEqual([
+          [true, '/'],
+          [true, '/'],
+          [false, '/'],
+          [false, '/'],
+        ]);
         expect(ran()).toBe(4);
       });
 

@@ -39,7 +39,11 @@ export function perCallerSuite<F>(drivers: readonly Driver<F>[], mutant: { unawa
 
       it('awaits async skip and cost', async () => {
         const counted = counting(window(5, 'w'));
-        const { http, ran } = driver.serve({ limiter: counted.limiter, skip: (req) => lookup(req.header('x-internal') === 'yes'), cost: (req) => lookup(Number(req.query('n') ?? 1)) });
+        const { http, ran } = driver.serve({
+          limiter: counted.limiter,
+          skip: (req) => lookup(req.header('x-internal') === 'yes'),
+          cost: (req) => lookup(Number(req.query('n') ?? 1)),
+        });
         await http.get('/').set('X-Internal', 'yes').expect(200);
         await http.get('/?n=3').expect(200).expect('RateLimit', '"w";r=2;t=60');
         await http.get('/?n=3').expect(429);
@@ -85,7 +89,10 @@ export function perCallerSuite<F>(drivers: readonly Driver<F>[], mutant: { unawa
         const { http, decisions = [] } = driver.serve({ limiter: window(2, 'w'), key: tenantOf });
         await http.get('/').set('X-Api-Key', 'a').expect(200);
         await http.get('/').set('X-Api-Key', 'a').expect(200);
-        expect(decisions.map((d) => [d?.allowed, d?.remaining, d?.policy.name])).toEqual([[true, 1, 'w'], [true, 0, 'w']]);
+        expect(decisions.map((d) => [d?.allowed, d?.remaining, d?.policy.name])).toEqual([
+          [true, 1, 'w'],
+          [true, 0, 'w'],
+        ]);
       });
 
       it('answers each caller by its plan, found asynchronously: its limit, RateLimit-Policy and body', async () => {

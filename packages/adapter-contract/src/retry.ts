@@ -49,7 +49,7 @@ export function retrySuite<F>(drivers: readonly Driver<F>[]): void {
         for (let i = 0; i < 3; i++, clock.advance(1000)) await http.get('/').expect(200);
         const denied = await http.get('/').expect(429).expect('Retry-After', '77');
         // The burst member would admit, so it reports what it holds as it stands: full, 0 s to full.
-      expect(denied.headers['ratelimit']).toBe('"burst";r=2;t=0, "minute";r=0;t=77');
+        expect(denied.headers['ratelimit']).toBe('"burst";r=2;t=0, "minute";r=0;t=77');
         expect(denied.headers['ratelimit-policy']).toBe('"burst";q=2;w=2, "minute";q=3;w=60');
         expect(JSON.parse(denied.text)['violated-policies']).toEqual(['minute']);
         clock.advance(76_999);

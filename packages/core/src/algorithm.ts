@@ -85,17 +85,9 @@ export interface Step {
  * step is the allocation-friendly form of the contract, `(state | undefined, now, cost, policy) ->
  * { decision, nextState, ttlMs }`, for tests, differential checks and custom stores.
  */
-export function step<P extends Policy>(
-  algorithm: Algorithm<P>,
-  state: readonly number[] | undefined,
-  now: number,
-  cost: number,
-  policy: P,
-): Step {
+export function step<P extends Policy>(algorithm: Algorithm<P>, state: readonly number[] | undefined, now: number, cost: number, policy: P): Step {
   const out = stepOutput(algorithm.stateSize);
   algorithm.evaluate(policy, state, 0, now, cost, out);
   const decision = toDecision(out, policy);
-  return out.allowed
-    ? { decision, nextState: Array.from(out.next), ttlMs: out.ttlMs }
-    : { decision, nextState: state, ttlMs: 0 };
+  return out.allowed ? { decision, nextState: Array.from(out.next), ttlMs: out.ttlMs } : { decision, nextState: state, ttlMs: 0 };
 }

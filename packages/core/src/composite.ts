@@ -33,7 +33,8 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
 
   constructor(limiters: readonly RateLimiter<M>[]) {
     // It takes no options: a second argument ({ name }, { store }) would be silently ignored.
-    if (arguments.length > 1 && arguments[1] !== undefined) throw new TypeError(`${OWNER}: takes only the array of limiters (each brings its own options), got a second argument: ${describeValue(arguments[1])}`);
+    if (arguments.length > 1 && arguments[1] !== undefined)
+      throw new TypeError(`${OWNER}: takes only the array of limiters (each brings its own options), got a second argument: ${describeValue(arguments[1])}`);
     const members = flatten(limiters);
     const first = members[0] as Member<M>;
     this.members = Object.freeze(members);

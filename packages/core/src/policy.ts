@@ -53,11 +53,6 @@ export function tokenBucketPolicy(capacity: number, refillPerSecond: number, nam
 const PREFIX: Record<WindowAlgorithm, string> = { 'sliding-window': 'sw', 'fixed-window': 'fw', 'sliding-log': 'sl' };
 
 /** windowPolicy builds a sliding-window, fixed-window or sliding-log policy from already validated options. */
-export function windowPolicy<A extends WindowAlgorithm>(
-  algorithm: A,
-  limit: number,
-  windowMs: number,
-  name?: string,
-): WindowPolicy<A> {
+export function windowPolicy<A extends WindowAlgorithm>(algorithm: A, limit: number, windowMs: number, name?: string): WindowPolicy<A> {
   return Object.freeze({ algorithm, name: name ?? `${PREFIX[algorithm]}-${limit}-${windowMs}`, limit, windowMs });
 }

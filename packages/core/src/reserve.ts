@@ -53,7 +53,9 @@ export class WaitError extends Error {
   readonly reason: 'never' | 'too-long' | 'aborted';
   readonly decision: Decision | undefined;
   constructor(reason: WaitError['reason'], decision?: Decision) {
-    super(reason === 'never' ? 'wait: the cost exceeds what the limit can ever grant' : reason === 'too-long' ? 'wait: the request would wait longer than maxWaitMs' : 'wait: aborted');
+    super(
+      reason === 'never' ? 'wait: the cost exceeds what the limit can ever grant' : reason === 'too-long' ? 'wait: the request would wait longer than maxWaitMs' : 'wait: aborted',
+    );
     this.name = 'WaitError';
     this.reason = reason;
     this.decision = decision;

@@ -37,7 +37,10 @@ describe('allow', () => {
   });
 
   it('catches an allow that answers from a peek and records nothing (mutant)', () => {
-    const peeking = (s: Subject): Subject['allow'] => (key, now, cost) => s.peek(key, now, cost).allowed;
+    const peeking =
+      (s: Subject): Subject['allow'] =>
+      (key, now, cost) =>
+        s.peek(key, now, cost).allowed;
     expect(fc.check(allowAgreesWithConsume(anyTarget, peeking)).failed).toBe(true);
   });
 });

@@ -81,11 +81,17 @@ function mintsNothing(cases: fc.Arbitrary<Case>, subjectFor: (c: Case) => Subjec
 
 describe('a clock going backwards', () => {
   it('mints nothing for any algorithm, and the bucket keeps even the raw-clock bound', () => {
-    fc.assert(mintsNothing(anyCase, (c) => realSubject(c), true), { numRuns: 400 });
+    fc.assert(
+      mintsNothing(anyCase, (c) => realSubject(c), true),
+      { numRuns: 400 },
+    );
   });
 
   it('mints nothing while a store of 2 keys keeps dropping state', () => {
-    fc.assert(mintsNothing(anyCase, (c) => realSubject(c, 2)), { numRuns: 400 });
+    fc.assert(
+      mintsNothing(anyCase, (c) => realSubject(c, 2)),
+      { numRuns: 400 },
+    );
   });
 
   it('leaves every figure of a composite whole and non-negative', () => {

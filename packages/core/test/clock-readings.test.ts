@@ -178,9 +178,9 @@ describe('a non-finite clock reading on a remote store', () => {
   });
 });
 
-describe('a non-finite clock reading behind the adapters\' plan', () => {
+describe("a non-finite clock reading behind the adapters' plan", () => {
   const req = {};
-  it('is an error on the framework\'s error path, never a Decision: thrown on the memory store, as a RateLimiterError carrying it as the cause', () => {
+  it("is an error on the framework's error path, never a Decision: thrown on the memory store, as a RateLimiterError carrying it as the cause", () => {
     const clock = new SettableClock();
     const plan = prepareRateLimit('rateLimit', { limiter: new TokenBucketLimiter({ capacity: 3, refillPerSecond: 1, clock }) });
     clock.reading = Number.NaN;

@@ -71,7 +71,10 @@ describe('composite tables', () => {
     const denied = both.consume('k', 2); // the window denies (1 left), the bucket would allow (8 left)
     expect(denied).toMatchObject({ allowed: false, remaining: 1, retryAfterMs: 1500, limit: 3 });
     expect(denied.policy.name).toBe('window');
-    expect(denied.parts?.map((p) => [p.allowed, p.remaining])).toEqual([[true, 8], [false, 1]]);
+    expect(denied.parts?.map((p) => [p.allowed, p.remaining])).toEqual([
+      [true, 8],
+      [false, 1],
+    ]);
     expect(bucket.peek('k', 8)).toMatchObject({ allowed: true, remaining: 0 });
   });
 });
@@ -93,9 +96,13 @@ const figures = (d: Decision) => `${d.allowed}/${d.remaining}/${d.retryAfterMs}/
  * member reports exactly what its twin reports: no member was charged for a denied request.
  */
 function allOrNothing(build: (members: readonly Limiter<Policy, 'sync'>[]) => RateLimiter<'sync'>) {
-  const arb = fc
-    .array(anyCase, { minLength: 2, maxLength: 3 })
-    .chain((cases) => fc.record({ cases: fc.constant(cases), start: startInstant, moves: history({ limit: Math.max(...cases.map((c) => c.limit)), scaleMs: Math.max(...cases.map((c) => c.scaleMs)) }, { keys: 2, maxLength: 40 }) }));
+  const arb = fc.array(anyCase, { minLength: 2, maxLength: 3 }).chain((cases) =>
+    fc.record({
+      cases: fc.constant(cases),
+      start: startInstant,
+      moves: history({ limit: Math.max(...cases.map((c) => c.limit)), scaleMs: Math.max(...cases.map((c) => c.scaleMs)) }, { keys: 2, maxLength: 40 }),
+    }),
+  );
   return fc.property(arb, ({ cases, start, moves }) => {
     const { clock, members, twinClock, twins } = membersAndTwins(cases);
     const composite = build(members);
@@ -124,29 +131,41 @@ function allOrNothing(build: (members: readonly Limiter<Policy, 'sync'>[]) => Ra
 
 describe('composite properties', () => {
   it('admits only when every member would, charges no member for a denial, and reports the most restrictive decision', () => {
-    fc.assert(allOrNothing((members) => new CompositeLimiter(members)), { numRuns: 200 });
+    fc.assert(
+      allOrNothing((members) => new CompositeLimiter(members)),
+      { numRuns: 200 },
+    );
   });
 
   it('catches a composite that consumes from each member before checking the others (mutant)', () => {
-    expect(fc.check(allOrNothing((members) => new ConsumeFirstComposite(members)), { numRuns: 200 }).failed).toBe(true);
+    expect(
+      fc.check(
+        allOrNothing((members) => new ConsumeFirstComposite(members)),
+        { numRuns: 200 },
+      ).failed,
+    ).toBe(true);
   });
 
   it('decides a nested composite exactly as the flat one over the same members', () => {
     fc.assert(
-      fc.property(fc.array(anyCase, { minLength: 3, maxLength: 4 }), fc.array(fc.record({ dt: fc.nat(3000), cost: fc.integer({ min: 1, max: 4 }) }), { maxLength: 40 }), (cases, moves) => {
-        const clock = new ManualClock(T0);
-        const flatClock = new ManualClock(T0);
-        const members = cases.map((c) => c.create(clock));
-        const nested = new CompositeLimiter([new CompositeLimiter(members.slice(0, 2)), new CompositeLimiter(members.slice(2))]);
-        const flat = new CompositeLimiter(cases.map((c) => c.create(flatClock)));
-        expect(nested.members).toEqual(members);
-        expect(nested.policies).toEqual(members.map((m) => m.policy));
-        for (const move of moves) {
-          clock.advance(move.dt);
-          flatClock.advance(move.dt);
-          expect(strip(nested.consume('k', move.cost))).toEqual(strip(flat.consume('k', move.cost)));
-        }
-      }),
+      fc.property(
+        fc.array(anyCase, { minLength: 3, maxLength: 4 }),
+        fc.array(fc.record({ dt: fc.nat(3000), cost: fc.integer({ min: 1, max: 4 }) }), { maxLength: 40 }),
+        (cases, moves) => {
+          const clock = new ManualClock(T0);
+          const flatClock = new ManualClock(T0);
+          const members = cases.map((c) => c.create(clock));
+          const nested = new CompositeLimiter([new CompositeLimiter(members.slice(0, 2)), new CompositeLimiter(members.slice(2))]);
+          const flat = new CompositeLimiter(cases.map((c) => c.create(flatClock)));
+          expect(nested.members).toEqual(members);
+          expect(nested.policies).toEqual(members.map((m) => m.policy));
+          for (const move of moves) {
+            clock.advance(move.dt);
+            flatClock.advance(move.dt);
+            expect(strip(nested.consume('k', move.cost))).toEqual(strip(flat.consume('k', move.cost)));
+          }
+        },
+      ),
     );
   });
 

@@ -65,11 +65,17 @@ function matchesCountPerWindow(subjectFor: (c: Case) => Subject) {
 
 describe('fixed window properties', () => {
   it('never admits more than L in one epoch-aligned window', () => {
-    fc.assert(neverMoreThanLimitPerWindow(fixedWindowCases, (c) => realSubject(c)), { numRuns: 300 });
+    fc.assert(
+      neverMoreThanLimitPerWindow(fixedWindowCases, (c) => realSubject(c)),
+      { numRuns: 300 },
+    );
   });
 
   it('decides by the count of admitted cost inside the aligned window', () => {
-    fc.assert(matchesCountPerWindow((c) => realSubject(c)), { numRuns: 300 });
+    fc.assert(
+      matchesCountPerWindow((c) => realSubject(c)),
+      { numRuns: 300 },
+    );
   });
 
   it('catches a window that checks one unit and records the whole cost (mutant)', () => {

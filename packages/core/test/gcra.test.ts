@@ -27,16 +27,14 @@ const bucket: Make = (T, burst, clock) => new TokenBucketLimiter({ capacity: bur
 
 /** decidesLike: on the same history, GcraLimiter and `other` give the same figures, step by step. */
 function decidesLike(other: Make) {
-  const arb = fc
-    .record({ T: interval.filter(roundTrips), burst: fc.integer({ min: 1, max: 12 }) })
-    .chain(({ T, burst }) =>
-      fc.record({
-        T: fc.constant(T),
-        burst: fc.constant(burst),
-        start: startInstant,
-        moves: fc.array(fc.record({ dt: clockStep(Math.ceil(T * burst)), cost: costFor(burst, true) }), { minLength: 1, maxLength: 60 }),
-      }),
-    );
+  const arb = fc.record({ T: interval.filter(roundTrips), burst: fc.integer({ min: 1, max: 12 }) }).chain(({ T, burst }) =>
+    fc.record({
+      T: fc.constant(T),
+      burst: fc.constant(burst),
+      start: startInstant,
+      moves: fc.array(fc.record({ dt: clockStep(Math.ceil(T * burst)), cost: costFor(burst, true) }), { minLength: 1, maxLength: 60 }),
+    }),
+  );
   return fc.property(arb, ({ T, burst, start, moves }) => {
     const clock = new ManualClock(start);
     const gcra = new GcraLimiter({ emissionIntervalMs: T, burst, clock });

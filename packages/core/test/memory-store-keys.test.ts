@@ -74,11 +74,19 @@ function neverShared(store: () => Store<'sync'>) {
 
 describe('distinct keys, long or short, never share state', () => {
   it('holds on the memory store', () => {
-    fc.assert(neverShared(() => new MemoryStore()), { numRuns: 2000 });
+    fc.assert(
+      neverShared(() => new MemoryStore()),
+      { numRuns: 2000 },
+    );
   });
 
   it('catches a store that bounds keys by truncating them (mutant)', () => {
-    expect(fc.check(neverShared(() => new TruncatingStore()), { numRuns: 2000 }).failed).toBe(true);
+    expect(
+      fc.check(
+        neverShared(() => new TruncatingStore()),
+        { numRuns: 2000 },
+      ).failed,
+    ).toBe(true);
   });
 });
 

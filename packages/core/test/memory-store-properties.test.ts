@@ -11,17 +11,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type Algorithm,
-  type Decision,
-  fixedWindow,
-  ManualClock,
-  type MemoryBinding,
-  MemoryStore,
-  type Policy,
-  slidingWindow,
-  tokenBucket,
-} from '../src/index.js';
+import { type Algorithm, type Decision, fixedWindow, ManualClock, type MemoryBinding, MemoryStore, type Policy, slidingWindow, tokenBucket } from '../src/index.js';
 import { emptyInstantOnly } from './mutants/empty-instant-eviction.js';
 import { earlyEmptySlidingWindow } from './mutants/window-defects.js';
 import { anyCase, caseWithHistory, fixedWindowCases, slidingLogCases, slidingWindowCases, tokenBucketCases } from './support/arbitraries.js';
@@ -138,7 +128,10 @@ function matchesModel(cases: fc.Arbitrary<Case>, algorithm: (c: Case) => Algorit
       for (const key of ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7']) {
         const liveInModel = model.held.some((e) => e.key === key && e.emptyAt > now);
         const looksFresh = JSON.stringify(strip(table.peek(key, now, 1))) === JSON.stringify(strip(fresh.peek(key, now, 1)));
-        if (liveInModel === looksFresh) throw new Error(`step ${i} at ${now}: ${key} is ${liveInModel ? 'live' : 'not held or empty'} in the model, but the store ${looksFresh ? 'has no state for it' : 'holds state'}`);
+        if (liveInModel === looksFresh)
+          throw new Error(
+            `step ${i} at ${now}: ${key} is ${liveInModel ? 'live' : 'not held or empty'} in the model, but the store ${looksFresh ? 'has no state for it' : 'holds state'}`,
+          );
       }
     }
   });
@@ -151,7 +144,10 @@ describe('eviction order', () => {
     ['fixed window', fixedWindowCases],
     ['sliding log', slidingLogCases],
   ])('matches the model for the %s: empty keys first, then the most room (fill, empty instant, age)', (_, cases) => {
-    fc.assert(matchesModel(cases, () => undefined), { numRuns: 200 });
+    fc.assert(
+      matchesModel(cases, () => undefined),
+      { numRuns: 200 },
+    );
   });
 
   it.each([
@@ -188,7 +184,10 @@ function dropsChangeNothing(cases: fc.Arbitrary<Case>, algorithm: (c: Case) => A
 describe('dropping empty state', () => {
   it('changes no decision: a store of 1 to 3 keys decides as one that never fills, until it evicts a live key', () => {
     const counter = { drops: 0 };
-    fc.assert(dropsChangeNothing(anyCase, () => undefined, counter), { numRuns: 300 });
+    fc.assert(
+      dropsChangeNothing(anyCase, () => undefined, counter),
+      { numRuns: 300 },
+    );
     expect(counter.drops, 'steps decided after the small store had dropped empty state').toBeGreaterThan(100);
   });
 

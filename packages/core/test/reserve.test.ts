@@ -6,16 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  ManualClock,
-  type MemoryBinding,
-  type Reservation,
-  SlidingLogLimiter,
-  TokenBucketLimiter,
-  WaitError,
-  reserve,
-  wait,
-} from '../src/index.js';
+import { ManualClock, type MemoryBinding, type Reservation, SlidingLogLimiter, TokenBucketLimiter, WaitError, reserve, wait } from '../src/index.js';
 import { type ReserveFn, eagerCancelReserve, queueJumpingReserve } from './mutants/reserve-defects.js';
 import { AsyncMemoryStore } from './support/async-store.js';
 import { anyCase, clockStep, costFor, startInstant } from './support/arbitraries.js';
@@ -107,7 +98,14 @@ interface Granted {
 function scheduleHolds(reserveFn: ReserveFn) {
   const op = (c: Case) =>
     fc.oneof(
-      { arbitrary: fc.record({ kind: fc.constant('reserve' as const), cost: costFor(c.limit, true), maxWaitMs: fc.option(fc.integer({ min: 0, max: 2 * c.scaleMs }), { nil: undefined }) }), weight: 5 },
+      {
+        arbitrary: fc.record({
+          kind: fc.constant('reserve' as const),
+          cost: costFor(c.limit, true),
+          maxWaitMs: fc.option(fc.integer({ min: 0, max: 2 * c.scaleMs }), { nil: undefined }),
+        }),
+        weight: 5,
+      },
       { arbitrary: fc.record({ kind: fc.constant('cancel' as const), which: fc.nat() }), weight: 2 },
       { arbitrary: fc.record({ kind: fc.constant('move' as const), dt: clockStep(c.scaleMs) }), weight: 2 },
     );
@@ -148,7 +146,8 @@ function scheduleHolds(reserveFn: ReserveFn) {
     fill();
     const live = granted.filter((g) => !g.cancelled);
     for (let j = 1; j < live.length; j++) {
-      if ((live[j] as Granted).at < (live[j - 1] as Granted).at) throw new Error(`booking ${j} goes at ${(live[j] as Granted).at}, before booking ${j - 1} at ${(live[j - 1] as Granted).at}`);
+      if ((live[j] as Granted).at < (live[j - 1] as Granted).at)
+        throw new Error(`booking ${j} goes at ${(live[j] as Granted).at}, before booking ${j - 1} at ${(live[j - 1] as Granted).at}`);
     }
     const replayClock = new ManualClock(start);
     const fresh = c.create(replayClock);

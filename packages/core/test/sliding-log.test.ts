@@ -120,15 +120,24 @@ function matchesReferenceModel(subjectFor: (c: Case) => Subject) {
 
 describe('sliding log properties', () => {
   it('never admits more than L in any interval of length W, whatever its alignment', () => {
-    fc.assert(neverMoreThanLimitInAnyInterval((c) => realSubject(c)), { numRuns: 300 });
+    fc.assert(
+      neverMoreThanLimitInAnyInterval((c) => realSubject(c)),
+      { numRuns: 300 },
+    );
   });
 
   it('never admits more than L in one epoch-aligned window either', () => {
-    fc.assert(neverMoreThanLimitPerWindow(slidingLogCases, (c) => realSubject(c)), { numRuns: 200 });
+    fc.assert(
+      neverMoreThanLimitPerWindow(slidingLogCases, (c) => realSubject(c)),
+      { numRuns: 200 },
+    );
   });
 
   it('decides as the reference model over the list of admitted units', () => {
-    fc.assert(matchesReferenceModel((c) => realSubject(c)), { numRuns: 300 });
+    fc.assert(
+      matchesReferenceModel((c) => realSubject(c)),
+      { numRuns: 300 },
+    );
   });
 
   it('decides the same through allow (the in-place admit) as through consume', () => {

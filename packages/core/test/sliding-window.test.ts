@@ -87,11 +87,17 @@ function matchesSlowModel(subjectFor: (c: Case) => Subject) {
 
 describe('sliding window properties', () => {
   it('never admits more than L in one epoch-aligned fixed window', () => {
-    fc.assert(neverMoreThanLimitPerWindow(slidingWindowCases, (c) => realSubject(c)), { numRuns: 300 });
+    fc.assert(
+      neverMoreThanLimitPerWindow(slidingWindowCases, (c) => realSubject(c)),
+      { numRuns: 300 },
+    );
   });
 
   it('decides as the weighted estimate computed from scratch over the admitted log', () => {
-    fc.assert(matchesSlowModel((c) => realSubject(c)), { numRuns: 300 });
+    fc.assert(
+      matchesSlowModel((c) => realSubject(c)),
+      { numRuns: 300 },
+    );
   });
 
   it('catches an estimate that also weights the current window by elapsed time (mutant)', () => {

@@ -67,9 +67,16 @@ describe('token bucket tables', () => {
   it('handles extreme rates: 1e-10 per second, 0.769… per second with a burst of 1, the maximum 1e6 per second', () => {
     const clock = new ManualClock(T0);
     const tiny = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1e-10, clock });
-    runTable(tiny, clock, T0, [{ at: 0, allowed: true }, { at: 86_400_000, allowed: false, retryAfterMs: 1e13 - 86_400_000 }]);
+    runTable(tiny, clock, T0, [
+      { at: 0, allowed: true },
+      { at: 86_400_000, allowed: false, retryAfterMs: 1e13 - 86_400_000 },
+    ]);
     const odd = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 0.7692307692307693, clock });
-    runTable(odd, clock, T0, [{ at: 0, allowed: true, remaining: 0 }, { at: 1299, allowed: false }, { at: 1300, allowed: true }]);
+    runTable(odd, clock, T0, [
+      { at: 0, allowed: true, remaining: 0 },
+      { at: 1299, allowed: false },
+      { at: 1300, allowed: true },
+    ]);
     const fastest = new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1e6, clock });
     runTable(fastest, clock, T0, [
       { at: 0, cost: 5, allowed: true, remaining: 0 },
@@ -147,11 +154,17 @@ function idleStoresAtMostCapacity(subjectFor: (c: Case) => Subject) {
 
 describe('token bucket properties', () => {
   it('admits at most C + R·T cost in any interval of length T', () => {
-    fc.assert(admitsAtMostBurstPlusRate((c) => realSubject(c)), { numRuns: 300 });
+    fc.assert(
+      admitsAtMostBurstPlusRate((c) => realSubject(c)),
+      { numRuns: 300 },
+    );
   });
 
   it('never stores more than C tokens, however long a key idles', () => {
-    fc.assert(idleStoresAtMostCapacity((c) => realSubject(c)), { numRuns: 200 });
+    fc.assert(
+      idleStoresAtMostCapacity((c) => realSubject(c)),
+      { numRuns: 200 },
+    );
   });
 
   it('starts full: a fresh key admits exactly C unit requests at one instant, or one request of cost C', () => {
@@ -167,8 +180,14 @@ describe('token bucket properties', () => {
   });
 
   it('a correct classic [tokens, last] bucket passes the same checks (the harness tests the contract, not the representation)', () => {
-    fc.assert(admitsAtMostBurstPlusRate((c) => bindAlgorithm(c, classicTokenBucket() as never)), { numRuns: 200 });
-    fc.assert(idleStoresAtMostCapacity((c) => bindAlgorithm(c, classicTokenBucket() as never)), { numRuns: 100 });
+    fc.assert(
+      admitsAtMostBurstPlusRate((c) => bindAlgorithm(c, classicTokenBucket() as never)),
+      { numRuns: 200 },
+    );
+    fc.assert(
+      idleStoresAtMostCapacity((c) => bindAlgorithm(c, classicTokenBucket() as never)),
+      { numRuns: 100 },
+    );
   });
 
   it('catches a bucket whose refill is not capped at capacity (mutant)', () => {

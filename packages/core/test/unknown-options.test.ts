@@ -99,18 +99,26 @@ describe('a misspelt option', () => {
   });
 
   it('shows a long or hostile option name shortened and escaped, as the adapters do', () => {
-    expectThrow(() => new SlidingWindowLimiter({ limit: 1, windowMs: 1, ['x\r\n'.repeat(30)]: 1 } as never), TypeError, `SlidingWindowLimiter: unknown option ${JSON.stringify(`${'x\r\n'.repeat(30).slice(0, 40)}…`)}`);
+    expectThrow(
+      () => new SlidingWindowLimiter({ limit: 1, windowMs: 1, ['x\r\n'.repeat(30)]: 1 } as never),
+      TypeError,
+      `SlidingWindowLimiter: unknown option ${JSON.stringify(`${'x\r\n'.repeat(30).slice(0, 40)}…`)}`,
+    );
   });
 
   it('CompositeLimiter takes no options: a second argument is refused, an options object in place of the array too', () => {
     const clock = new ManualClock();
     const members = () => [new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock }), new FixedWindowLimiter({ limit: 5, windowMs: 1000, clock })];
-    expectThrow(() => new (CompositeLimiter as unknown as new (...a: unknown[]) => unknown)(members(), { name: 'both' }), TypeError, 'CompositeLimiter: takes only the array of limiters (each brings its own options), got a second argument: an object');
+    expectThrow(
+      () => new (CompositeLimiter as unknown as new (...a: unknown[]) => unknown)(members(), { name: 'both' }),
+      TypeError,
+      'CompositeLimiter: takes only the array of limiters (each brings its own options), got a second argument: an object',
+    );
     expectThrow(() => new CompositeLimiter({ limiters: members() } as never), TypeError, 'CompositeLimiter: limiters must be a non-empty array of limiters, got an object');
     expect(() => new (CompositeLimiter as unknown as new (...a: unknown[]) => unknown)(members(), undefined)).not.toThrow();
   });
 
-  it('the adapters\' plan refuses through the same helper, with the same shape, and takes its adapter-only names', () => {
+  it("the adapters' plan refuses through the same helper, with the same shape, and takes its adapter-only names", () => {
     expectThrow(() => prepareRateLimit('rateLimit', { stor: new MemoryStore() } as never), TypeError, 'rateLimit: unknown option "stor"');
     expectThrow(() => prepareRateLimit('rateLimit', { handler: () => undefined } as never), TypeError, 'rateLimit: unknown option "handler"');
     expect(() => prepareRateLimit('rateLimit', { handler: () => undefined } as never, ['handler'])).not.toThrow();

@@ -121,7 +121,12 @@ const constructors: [string, Ctor, Record<string, unknown>, Case[]][] = [
     { limit: 10, windowMs: 1000 },
     [
       ...positiveInteger('SlidingLogLimiter', 'limit'),
-      { option: 'limit', value: 10_001, error: RangeError, message: 'SlidingLogLimiter: limit must be a positive integer of at most 10000 (the log keeps one instant per unit), got 10001' },
+      {
+        option: 'limit',
+        value: 10_001,
+        error: RangeError,
+        message: 'SlidingLogLimiter: limit must be a positive integer of at most 10000 (the log keeps one instant per unit), got 10001',
+      },
       ...positiveInteger('SlidingLogLimiter', 'windowMs'),
       ...common('SlidingLogLimiter'),
     ],
@@ -137,7 +142,12 @@ const constructors: [string, Ctor, Record<string, unknown>, Case[]][] = [
       { option: 'emissionIntervalMs', value: -5, error: RangeError, message: 'GcraLimiter: emissionIntervalMs must be a finite number > 0, got -5' },
       { option: 'emissionIntervalMs', value: Infinity, error: RangeError, message: 'GcraLimiter: emissionIntervalMs must be a finite number > 0, got Infinity' },
       { option: 'emissionIntervalMs', value: 1e-4, error: RangeError, message: 'GcraLimiter: emissionIntervalMs must be at least 0.001 (at most 1e6 per second), got 0.0001' },
-      { option: 'emissionIntervalMs', value: 2 ** 50, error: RangeError, message: `GcraLimiter: emissionIntervalMs must be at most ${2 ** 52 / 10} for burst 10 (a full refill within 2^52 ms), got ${2 ** 50}` },
+      {
+        option: 'emissionIntervalMs',
+        value: 2 ** 50,
+        error: RangeError,
+        message: `GcraLimiter: emissionIntervalMs must be at most ${2 ** 52 / 10} for burst 10 (a full refill within 2^52 ms), got ${2 ** 50}`,
+      },
       { option: 'emissionIntervalMs', value: '500', error: TypeError, message: 'GcraLimiter: emissionIntervalMs must be a finite number > 0, got "500"' },
       ...common('GcraLimiter'),
     ],
@@ -153,7 +163,12 @@ describe('constructor validation', () => {
     });
 
     it(`${owner} rejects an options value that is not an object`, () => {
-      for (const [value, shown] of [[null, 'null'], [[], 'an array'], ['x', '"x"'], [7, '7']] as const) {
+      for (const [value, shown] of [
+        [null, 'null'],
+        [[], 'an array'],
+        ['x', '"x"'],
+        [7, '7'],
+      ] as const) {
         expectThrow(() => build(value as never), TypeError, `${owner}: options must be an object, got ${shown}`);
       }
     });
@@ -181,7 +196,7 @@ describe('quota bound', () => {
     const max = 999_999_999_999_999;
     expect(new TokenBucketLimiter({ capacity: max, refillPerSecond: 1e6 }).policy.capacity).toBe(max);
     expect(new FixedWindowLimiter({ limit: max, windowMs: 1 }).policy.limit).toBe(max);
-    const want = 'must be a positive integer of at most 15 digits (a header\'s Integer), got 1000000000000000';
+    const want = "must be a positive integer of at most 15 digits (a header's Integer), got 1000000000000000";
     expectThrow(() => new TokenBucketLimiter({ capacity: max + 1, refillPerSecond: 1e6 }), RangeError, `TokenBucketLimiter: capacity ${want}`);
     expectThrow(() => new SlidingWindowLimiter({ limit: max + 1, windowMs: 1 }), RangeError, `SlidingWindowLimiter: limit ${want}`);
     expectThrow(() => new FixedWindowLimiter({ limit: max + 1, windowMs: 1 }), RangeError, `FixedWindowLimiter: limit ${want}`);
@@ -230,7 +245,10 @@ describe('call-time validation', () => {
     ['FixedWindowLimiter', (clock) => new FixedWindowLimiter({ limit: 3, windowMs: 1000, clock })],
     ['SlidingLogLimiter', (clock) => new SlidingLogLimiter({ limit: 3, windowMs: 1000, clock })],
     ['GcraLimiter', (clock) => new GcraLimiter({ emissionIntervalMs: 1000, burst: 3, clock })],
-    ['CompositeLimiter', (clock) => new CompositeLimiter([new TokenBucketLimiter({ capacity: 3, refillPerSecond: 1, clock }), new FixedWindowLimiter({ limit: 9, windowMs: 60_000, clock })])],
+    [
+      'CompositeLimiter',
+      (clock) => new CompositeLimiter([new TokenBucketLimiter({ capacity: 3, refillPerSecond: 1, clock }), new FixedWindowLimiter({ limit: 9, windowMs: 60_000, clock })]),
+    ],
   ];
   const costs: [unknown, typeof RangeError | typeof TypeError, string][] = [
     [0, RangeError, '0'],
@@ -243,7 +261,13 @@ describe('call-time validation', () => {
     [null, TypeError, 'null'],
     [true, TypeError, 'true'],
   ];
-  const keys: [unknown, string][] = [[5, '5'], [undefined, 'undefined'], [null, 'null'], [{}, 'an object'], [['a'], 'an array']];
+  const keys: [unknown, string][] = [
+    [5, '5'],
+    [undefined, 'undefined'],
+    [null, 'null'],
+    [{}, 'an object'],
+    [['a'], 'an array'],
+  ];
 
   for (const [owner, build] of limiters) {
     it(`${owner} throws for a bad cost or key in consume, peek and allow, and records nothing`, () => {

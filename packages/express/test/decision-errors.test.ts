@@ -9,6 +9,11 @@ import { drivers } from './helpers.js';
 import { thenRespond } from './mutants/then-respond.js';
 
 decisionErrorsSuite(drivers, [
-  { factory: thenRespond, mode: 'async', case: 'the response refuses the RateLimit header', caughtBy: /^unhandledRejection: TypeError: Invalid character in header content \["RateLimit"\]/ },
+  {
+    factory: thenRespond,
+    mode: 'async',
+    case: 'the response refuses the RateLimit header',
+    caughtBy: /^unhandledRejection: TypeError: Invalid character in header content \["RateLimit"\]/,
+  },
   { factory: thenRespond, mode: 'async', case: 'the response refuses the Retry-After header of a denial', caughtBy: /^unhandledRejection: TypeError: Invalid character/ },
 ]);

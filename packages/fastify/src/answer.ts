@@ -32,8 +32,7 @@ export function finish(limit: RouteLimit, request: FastifyRequest, reply: Fastif
   if (!limit.plan.blocks(decision)) {
     if (limit.plan.watch !== undefined) limit.plan.watch(request, reply.raw, decision);
     done();
-  }
-  else if (limit.handler === undefined) sendDefault(limit, reply, decision);
+  } else if (limit.handler === undefined) sendDefault(limit, reply, decision);
   else runHandler(limit, request, reply, done, decision);
 }
 
@@ -52,7 +51,11 @@ function runHandler(limit: RouteLimit, request: FastifyRequest, reply: FastifyRe
     return;
   }
   if (result === reply || result === undefined) return;
-  if (isThenable(result)) result.then((value) => settle(limit, reply, done, decision, value), (error: unknown) => failed(reply, done, error));
+  if (isThenable(result))
+    result.then(
+      (value) => settle(limit, reply, done, decision, value),
+      (error: unknown) => failed(reply, done, error),
+    );
   else settle(limit, reply, done, decision, result);
 }
 

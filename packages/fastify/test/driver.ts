@@ -67,7 +67,14 @@ export const driver: Driver<Plugin> = {
     const app = Fastify({
       trustProxy: (setup.proxy ?? false) as boolean,
       // A plugin that failed to load answers 500 (and is in `errors`), never an unhandled rejection.
-      serverFactory: (handler) => (server = createServer((req, res) => void ready.then(() => handler(req, res), () => res.writeHead(500).end()))),
+      serverFactory: (handler) =>
+        (server = createServer(
+          (req, res) =>
+            void ready.then(
+              () => handler(req, res),
+              () => res.writeHead(500).end(),
+            ),
+        )),
     });
     const errors: unknown[] = [];
     const ips: (string | undefined)[] = [];

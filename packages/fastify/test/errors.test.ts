@@ -110,7 +110,11 @@ describe("a store failing 'closed'", () => {
     const { app } = await appWith({ limiter: make(bucket()) });
     const res = await app.inject('/');
     expect([res.statusCode, res.headers['retry-after'], res.headers['content-type']]).toEqual([503, '3', 'application/problem+json']);
-    expect(res.json()).toEqual({ type: 'https://iana.org/assignments/http-problem-types#temporary-reduced-capacity', title: 'Service temporarily unable to apply its rate limits', status: 503 });
+    expect(res.json()).toEqual({
+      type: 'https://iana.org/assignments/http-problem-types#temporary-reduced-capacity',
+      title: 'Service temporarily unable to apply its rate limits',
+      status: 503,
+    });
   });
 
   it('presets 503 for a custom handler', async () => {

@@ -22,7 +22,11 @@ describe('exports', () => {
     const esm = (await import(new URL('../dist/esm/index.js', import.meta.url).href)) as Record<string, unknown>;
     const cjs = createRequire(import.meta.url)('../dist/cjs/index.js') as Record<string, unknown>;
     expect(Object.keys(esm).sort()).toEqual(EXPORTS);
-    expect(Object.keys(cjs).filter((k) => k !== '__esModule').sort()).toEqual(EXPORTS);
+    expect(
+      Object.keys(cjs)
+        .filter((k) => k !== '__esModule')
+        .sort(),
+    ).toEqual(EXPORTS);
     expect(esm['default']).toBe(esm['rateLimit']);
     expect(cjs['default']).toBe(cjs['rateLimit']);
   });

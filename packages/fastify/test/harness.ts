@@ -46,7 +46,13 @@ export async function consumesPerRequest(plugin: Plugin): Promise<Record<string,
   await app.register(plugin, { limiter: limiter.limiter });
   app.get('/route', async () => 'route');
   const counts: Record<string, number> = {};
-  for (const [method, url] of [['GET', '/route'], ['HEAD', '/route'], ['GET', '/missing'], ['POST', '/route'], ['GET', '/early']] as const) {
+  for (const [method, url] of [
+    ['GET', '/route'],
+    ['HEAD', '/route'],
+    ['GET', '/missing'],
+    ['POST', '/route'],
+    ['GET', '/early'],
+  ] as const) {
     const before = limiter.keys.length;
     await app.inject({ method, url });
     counts[`${method} ${url}`] = limiter.keys.length - before;

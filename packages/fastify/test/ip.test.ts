@@ -84,7 +84,16 @@ describe('IPv6 grouping', () => {
 });
 
 describe('IPv4-mapped IPv6', () => {
-  const spellings = ['1.2.3.4', '::ffff:1.2.3.4', '::FFFF:1.2.3.4', '::ffff:102:304', '::ffff:0102:0304', '0:0:0:0:0:ffff:102:304', '0000:0000:0000:0000:0000:FFFF:0102:0304', '::ffff:1.2.3.4%eth0'];
+  const spellings = [
+    '1.2.3.4',
+    '::ffff:1.2.3.4',
+    '::FFFF:1.2.3.4',
+    '::ffff:102:304',
+    '::ffff:0102:0304',
+    '0:0:0:0:0:ffff:102:304',
+    '0000:0000:0000:0000:0000:FFFF:0102:0304',
+    '::ffff:1.2.3.4%eth0',
+  ];
 
   it('lands every spelling of the socket address on the IPv4 key', async () => {
     const { app, keys } = await appWith({}, 100);
@@ -103,7 +112,7 @@ describe('IPv4-mapped IPv6', () => {
 });
 
 describe('missing IP', () => {
-  it("rejects a request without a usable IP through the error handler by default, never counting it", async () => {
+  it('rejects a request without a usable IP through the error handler by default, never counting it', async () => {
     const { app, keys } = await appWith({ trustProxy: true }, 5);
     const errors: string[] = [];
     app.setErrorHandler((error, _req, reply) => {

@@ -198,7 +198,13 @@ describe('headers', () => {
     const legacy = await appWith({ capacity: 3, refillPerSecond: 1, clock, headers: 'legacy' });
     expect(rateLimitHeaders((await legacy.app.inject('/')).headers)).toEqual({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': '1' });
     const both = await appWith({ capacity: 3, refillPerSecond: 1, clock, headers: 'both' });
-    expect(Object.keys(rateLimitHeaders((await both.app.inject('/')).headers)).sort()).toEqual(['ratelimit', 'ratelimit-policy', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
+    expect(Object.keys(rateLimitHeaders((await both.app.inject('/')).headers)).sort()).toEqual([
+      'ratelimit',
+      'ratelimit-policy',
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+    ]);
   });
 
   it('writes only Retry-After, on the 429, with headers: false', async () => {
@@ -217,7 +223,12 @@ describe('validation at registration', () => {
     ['a handler that is not a function', { handler: 429 }, TypeError, 'rateLimit: handler must be a function, got 429'],
     ['an ipv6Subnet out of range', { ipv6Subnet: 128 }, RangeError, 'rateLimit: ipv6Subnet must be an integer from 32 to 64, got 128'],
     ['a key that is not a function', { key: 'ip' }, TypeError, 'rateLimit: key must be a function, got "ip"'],
-    ['both a limiter and shorthand options', { limiter: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 }), limit: 5 }, TypeError, 'rateLimit: give either limiter or algorithm options, not both (got limiter and limit)'],
+    [
+      'both a limiter and shorthand options',
+      { limiter: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 }), limit: 5 },
+      TypeError,
+      'rateLimit: give either limiter or algorithm options, not both (got limiter and limit)',
+    ],
   ];
 
   it.each(cases)('rejects %s when the plugin loads', async (_, options, Kind, message) => {

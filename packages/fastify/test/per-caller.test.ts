@@ -33,13 +33,22 @@ describe('async hooks', () => {
     const statuses: number[] = [];
     for (const caller of ['a', 'a', 'b', 'b', 'a']) statuses.push((await fastify.inject({ url: '/', headers: { 'x-api-key': caller } })).statusCode);
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
-    expect(seen).toEqual([[1, 'w'], [0, 'w'], [1, 'w'], [0, 'w']]);
+    expect(seen).toEqual([
+      [1, 'w'],
+      [0, 'w'],
+      [1, 'w'],
+      [0, 'w'],
+    ]);
   });
 
   it('awaits async skip and cost', async () => {
     const counted = counting(window(5, 'w'));
     const fastify = app();
-    await fastify.register(rateLimit, { limiter: counted.limiter, skip: (r) => lookup(r.headers['x-internal'] === 'yes'), cost: (r) => lookup(Number((r.query as { n?: string }).n ?? 1)) });
+    await fastify.register(rateLimit, {
+      limiter: counted.limiter,
+      skip: (r) => lookup(r.headers['x-internal'] === 'yes'),
+      cost: (r) => lookup(Number((r.query as { n?: string }).n ?? 1)),
+    });
     fastify.get('/', async () => 'ok');
     expect((await fastify.inject({ url: '/', headers: { 'x-internal': 'yes' } })).statusCode).toBe(200);
     expect((await fastify.inject('/?n=3')).headers['ratelimit']).toBe('"w";r=2;t=60');

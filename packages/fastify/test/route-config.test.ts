@@ -172,8 +172,12 @@ describe('route option validation', () => {
 
   it('rejects a shorthand size that does not fit the algorithm, and a handler that is not a function', async () => {
     const app = await appWith({ clock });
-    expect(() => app.get('/x', { config: { rateLimit: { limit: 5 } } }, async () => 'x')).toThrow(/config\.rateLimit of route GET \/x: limit does not apply to algorithm 'token-bucket'/);
-    expect(() => app.get('/y', { config: { rateLimit: { handler: 'no' as never } } }, async () => 'y')).toThrow(/config\.rateLimit of route GET \/y: handler must be a function, got "no"/);
+    expect(() => app.get('/x', { config: { rateLimit: { limit: 5 } } }, async () => 'x')).toThrow(
+      /config\.rateLimit of route GET \/x: limit does not apply to algorithm 'token-bucket'/,
+    );
+    expect(() => app.get('/y', { config: { rateLimit: { handler: 'no' as never } } }, async () => 'y')).toThrow(
+      /config\.rateLimit of route GET \/y: handler must be a function, got "no"/,
+    );
   });
 
   it('fails startup when a plugin registers a bad route', async () => {
@@ -194,6 +198,8 @@ describe('route option validation', () => {
     app.get('/early', { config: { rateLimit: { capacity: -1 } } }, async () => 'never');
     await app.register(rateLimit, { clock });
     expect((await app.inject('/early')).statusCode).toBe(500);
-    expect(errors.map((e) => [e.name, e.message])).toEqual([['RangeError', 'rateLimit: config.rateLimit of route GET /early: TokenBucketLimiter: capacity must be a positive integer, got -1']]);
+    expect(errors.map((e) => [e.name, e.message])).toEqual([
+      ['RangeError', 'rateLimit: config.rateLimit of route GET /early: TokenBucketLimiter: capacity must be a positive integer, got -1'],
+    ]);
   });
 });

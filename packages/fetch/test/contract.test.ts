@@ -20,10 +20,13 @@ listsSuite([driver]);
 retrySuite([driver]);
 errorsSuite([driver]);
 abortSuite([driver], { errorsOnAbort });
-ipSuite([driver], [
-  { label: 'the last X-Forwarded-For hop', proxy: true, xff: '203.0.113.7, 198.51.100.9', want: '198.51.100.9' },
-  { label: 'the second hop from the right', proxy: { hops: 2 }, xff: '192.0.2.1, 203.0.113.7, 198.51.100.9', want: '203.0.113.7' },
-]);
+ipSuite(
+  [driver],
+  [
+    { label: 'the last X-Forwarded-For hop', proxy: true, xff: '203.0.113.7, 198.51.100.9', want: '198.51.100.9' },
+    { label: 'the second hop from the right', proxy: { hops: 2 }, xff: '192.0.2.1, 203.0.113.7, 198.51.100.9', want: '203.0.113.7' },
+  ],
+);
 
 describe(`${driver.name} faults`, () => {
   it('a limiter that rejects with a secret yields a 500 that does not contain the secret', async () => {

@@ -36,7 +36,12 @@ async function addresslessNeverShared(factory: (o: FetchRateLimitOptions) => Fet
   const limit = factory({ limiter: bucket(1) });
   const outcomes = [];
   for (const client of [{ ip: undefined }, { ip: '' }, { ip: null }, { ip: '0.0.0.0' }]) {
-    outcomes.push(await limit(get(), client).then((r) => r?.status ?? 200, (e: Error) => e.name));
+    outcomes.push(
+      await limit(get(), client).then(
+        (r) => r?.status ?? 200,
+        (e: Error) => e.name,
+      ),
+    );
   }
   expect(outcomes).toEqual(['MissingIpError', 'MissingIpError', 'MissingIpError', 200]);
 }
@@ -101,7 +106,12 @@ describe("the application's response", () => {
     const limit = rateLimit({ limiter: bucket(1), handler: () => Response.redirect('http://localhost/slow-down', 303) });
     await limit(get(), { ip: '192.0.2.1' });
     const denied = (await limit(get(), { ip: '192.0.2.1' }))!;
-    expect([denied.status, denied.headers.get('location'), denied.headers.get('retry-after'), denied.headers.get('ratelimit')]).toEqual([303, 'http://localhost/slow-down', '1', '"b";r=0;t=1']);
+    expect([denied.status, denied.headers.get('location'), denied.headers.get('retry-after'), denied.headers.get('ratelimit')]).toEqual([
+      303,
+      'http://localhost/slow-down',
+      '1',
+      '"b";r=0;t=1',
+    ]);
   });
 
   it('writeHeaders writes a decision through any setter, appending the List fields', async () => {
@@ -139,7 +149,10 @@ describe('wrap', () => {
 
   it('rejects with the MissingIpError when ip() finds no address, before the handler runs', async () => {
     let ran = 0;
-    const handler = rateLimit().wrap(() => (ran++, new Response('ok')), () => undefined);
+    const handler = rateLimit().wrap(
+      () => (ran++, new Response('ok')),
+      () => undefined,
+    );
     await expect(handler(get())).rejects.toThrow(/has no usable client IP/);
     expect(ran).toBe(0);
   });

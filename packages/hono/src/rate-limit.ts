@@ -69,11 +69,13 @@ export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>
  * limiter's items in front (the RateLimit Lists read outermost first, as on every adapter), and a
  * replacing field (legacy X-RateLimit-*) is left as the inner, later limiter wrote it.
  */
-const outermostFirst = (headers: Headers) => (name: string, value: string, append: boolean): void => {
-  const prev = headers.get(name);
-  if (prev === null) headers.set(name, value);
-  else if (append) headers.set(name, `${value}, ${prev}`);
-};
+const outermostFirst =
+  (headers: Headers) =>
+  (name: string, value: string, append: boolean): void => {
+    const prev = headers.get(name);
+    if (prev === null) headers.set(name, value);
+    else if (append) headers.set(name, `${value}, ${prev}`);
+  };
 
 /** addressOf checks the address source once and returns it (undefined when `key` makes it moot). */
 function addressOf<E extends Env>(getConnInfo: unknown, ip: unknown, keyed: boolean): ((c: Context<E>) => string | null | undefined) | undefined {

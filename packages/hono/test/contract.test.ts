@@ -21,10 +21,13 @@ listsSuite([driver]);
 retrySuite([driver]);
 errorsSuite([driver]);
 abortSuite([driver], { errorsOnAbort });
-ipSuite([driver], [
-  { label: 'ip(c) reading the last X-Forwarded-For hop', proxy: true, xff: '203.0.113.7, 198.51.100.9', want: '198.51.100.9' },
-  { label: 'ip(c) reading the second hop from the right', proxy: { hops: 2 }, xff: '192.0.2.1, 203.0.113.7, 198.51.100.9', want: '203.0.113.7' },
-]);
+ipSuite(
+  [driver],
+  [
+    { label: 'ip(c) reading the last X-Forwarded-For hop', proxy: true, xff: '203.0.113.7, 198.51.100.9', want: '198.51.100.9' },
+    { label: 'ip(c) reading the second hop from the right', proxy: { hops: 2 }, xff: '192.0.2.1, 203.0.113.7, 198.51.100.9', want: '203.0.113.7' },
+  ],
+);
 
 describe(`${driver.name} faults`, () => {
   it('a limiter that rejects with a secret yields a 500 that does not contain the secret', async () => {

@@ -25,7 +25,10 @@ describe('rateLimit options', () => {
   });
 
   it.each([
-    [undefined, "rateLimit: say where the client address comes from: getConnInfo (from hono/bun, hono/deno, hono/cloudflare-workers or @hono/node-server/conninfo), ip(c), or key(c)"],
+    [
+      undefined,
+      'rateLimit: say where the client address comes from: getConnInfo (from hono/bun, hono/deno, hono/cloudflare-workers or @hono/node-server/conninfo), ip(c), or key(c)',
+    ],
     [{ algorithm: 'token-bucket' }, /^rateLimit: say where the client address comes from/],
     [{ ip: 'x-real-ip' }, 'rateLimit: ip must be a function, got "x-real-ip"'],
     [{ getConnInfo: {} }, 'rateLimit: getConnInfo must be a function, got an object'],

@@ -41,8 +41,9 @@ const gone = (ctx: Context): boolean => ctx.req.socket.destroyed;
 const OWNER = 'rateLimit';
 const PROXY: ProxySetting = {
   framework: 'Koa',
-  trust: 'turn on Koa\'s `app.proxy` (app.proxy = true) and set app.maxIpsCount to the number of proxies in front',
-  restrict: "turn Koa's `app.proxy` off unless every request reaches the server through your proxy (Koa cannot trust only some addresses), and set app.maxIpsCount to the number of proxies",
+  trust: "turn on Koa's `app.proxy` (app.proxy = true) and set app.maxIpsCount to the number of proxies in front",
+  restrict:
+    "turn Koa's `app.proxy` off unless every request reaches the server through your proxy (Koa cannot trust only some addresses), and set app.maxIpsCount to the number of proxies",
 };
 
 /** KoaRateLimitOptions are core's adapter options plus the limited-response handler. */

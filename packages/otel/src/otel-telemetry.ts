@@ -39,7 +39,8 @@ export function otelTelemetry(options: OtelTelemetryOptions = {}): Telemetry & {
   if (unknown !== undefined) throw new TypeError(`${OWNER}: unknown option ${describeValue(unknown)}`);
   const provider = options.meterProvider ?? metrics.getMeterProvider();
   if (typeof provider?.getMeter !== 'function') throw new TypeError(`${OWNER}: meterProvider must be a MeterProvider, got ${describeValue(options.meterProvider)}`);
-  if (options.spanAttributes !== undefined && typeof options.spanAttributes !== 'boolean') throw new TypeError(`${OWNER}: spanAttributes must be a boolean, got ${describeValue(options.spanAttributes)}`);
+  if (options.spanAttributes !== undefined && typeof options.spanAttributes !== 'boolean')
+    throw new TypeError(`${OWNER}: spanAttributes must be a boolean, got ${describeValue(options.spanAttributes)}`);
   const spans = options.spanAttributes !== false;
 
   const meter = provider.getMeter(SCOPE_NAME);

@@ -73,7 +73,16 @@ describe('otelTelemetry on Express', () => {
   });
 
   it('answers every request when the meter throws', async () => {
-    const broken = { getMeter: () => ({ createObservableCounter: () => ({ addCallback: () => {} }), createHistogram: () => ({ record: () => { throw new Error('meter broke'); } }) }) };
+    const broken = {
+      getMeter: () => ({
+        createObservableCounter: () => ({ addCallback: () => {} }),
+        createHistogram: () => ({
+          record: () => {
+            throw new Error('meter broke');
+          },
+        }),
+      }),
+    };
     const server = app({ limiter: remote(bucket('api')), telemetry: otelTelemetry({ meterProvider: broken as never }) });
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await request(server).get('/')).status);

@@ -12,7 +12,18 @@ import { meterProvider } from './support.js';
 describe('telemetry names', () => {
   it('exports exactly these names and values', () => {
     expect(Object.keys(otel).sort()).toEqual(
-      ['ATTR_ALGORITHM', 'ATTR_OUTCOME', 'ATTR_POLICY', 'ATTR_REMAINING', 'ATTR_RETRY_AFTER_MS', 'MAX_POLICIES', 'METRIC_DECISIONS', 'METRIC_STORE_DURATION', 'SCOPE_NAME', 'otelTelemetry'].sort(),
+      [
+        'ATTR_ALGORITHM',
+        'ATTR_OUTCOME',
+        'ATTR_POLICY',
+        'ATTR_REMAINING',
+        'ATTR_RETRY_AFTER_MS',
+        'MAX_POLICIES',
+        'METRIC_DECISIONS',
+        'METRIC_STORE_DURATION',
+        'SCOPE_NAME',
+        'otelTelemetry',
+      ].sort(),
     );
     expect({ ...otel, otelTelemetry: undefined }).toEqual({
       ATTR_ALGORITHM: 'ratekeeper.algorithm',
@@ -50,10 +61,12 @@ describe('telemetry names', () => {
   });
 
   it('refuses bad options naming the option', () => {
-    expect(() => otelTelemetry({ meterprovider: 1 } as never)).toThrow(new TypeError("otelTelemetry: unknown option \"meterprovider\""));
+    expect(() => otelTelemetry({ meterprovider: 1 } as never)).toThrow(new TypeError('otelTelemetry: unknown option "meterprovider"'));
     expect(() => otelTelemetry({ meterProvider: {} as never })).toThrow(new TypeError('otelTelemetry: meterProvider must be a MeterProvider, got an object'));
     expect(() => otelTelemetry({ spanAttributes: 'yes' as never })).toThrow(new TypeError('otelTelemetry: spanAttributes must be a boolean, got "yes"'));
-    expect(() => prepareRateLimit('rateLimit', { telemetry: {} as never })).toThrow(new TypeError('rateLimit: telemetry must be an object with a decided(decision, outcome, storeMs) method, got an object'));
+    expect(() => prepareRateLimit('rateLimit', { telemetry: {} as never })).toThrow(
+      new TypeError('rateLimit: telemetry must be an object with a decided(decision, outcome, storeMs) method, got an object'),
+    );
   });
 
   it('caps the policy label at MAX_POLICIES distinct policies', async () => {

@@ -133,7 +133,8 @@ export class Batcher {
       this.#inFlight--;
       const replies = Array.isArray(ended) && ended.length === calls.length ? ended : undefined;
       calls.forEach((call, i) => {
-        const reply = replies === undefined ? (ended instanceof Failure ? ended : new Failure('reply', new TypeError('RedisStore: the batch reply has an unexpected shape'))) : replies[i];
+        const reply =
+          replies === undefined ? (ended instanceof Failure ? ended : new Failure('reply', new TypeError('RedisStore: the batch reply has an unexpected shape'))) : replies[i];
         call.resolve(call.outcome(reply === 'RKCORRUPT' ? CORRUPT : reply));
       });
     });

@@ -162,7 +162,5 @@ export function asFailure(outcome: unknown): Failure {
 }
 
 export function info(operation: Operation, policy: string, failure: Failure): FailureInfo {
-  return failure.error === undefined
-    ? { operation, policy, reason: failure.reason }
-    : { operation, policy, reason: failure.reason, error: failure.error };
+  return failure.error === undefined ? { operation, policy, reason: failure.reason } : { operation, policy, reason: failure.reason, error: failure.error };
 }

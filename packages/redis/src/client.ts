@@ -35,9 +35,7 @@ export function adaptClient(owner: string, client: unknown): Send {
     }
     if (typeof sendCommand === 'function') return guarded((args) => (sendCommand as AnyFunction).call(c, args));
   }
-  throw new TypeError(
-    `${owner}: client must be an ioredis client (with call()) or a node-redis client (with sendCommand()), got ${describeValue(client)}`,
-  );
+  throw new TypeError(`${owner}: client must be an ioredis client (with call()) or a node-redis client (with sendCommand()), got ${describeValue(client)}`);
 }
 
 /** isCluster tells a cluster client (ioredis `Cluster`, node-redis `createCluster()`) from a single node. */

@@ -43,7 +43,10 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
   }
   const policies = members.map((m) => m.policy);
   return {
-    script: compositeScript(policies.map((p) => p.algorithm), backend.clientTime),
+    script: compositeScript(
+      policies.map((p) => p.algorithm),
+      backend.clientTime,
+    ),
     members,
     policies,
     params: members.flatMap((m) => m.params),
@@ -53,15 +56,7 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
 }
 
 /** decideComposite runs the composite script and, when Redis cannot answer, the failure policy. */
-export function decideComposite(
-  backend: Backend,
-  fallbackStore: FallbackStore,
-  plan: Plan,
-  key: string,
-  now: number,
-  cost: number,
-  commit: boolean,
-): Promise<readonly Decision[]> {
+export function decideComposite(backend: Backend, fallbackStore: FallbackStore, plan: Plan, key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
   const tag = `${encodeKey(key)}}`;
   const n = plan.members.length;
   const command = ['EVALSHA', plan.script.sha, String(n)];

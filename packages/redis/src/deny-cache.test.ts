@@ -43,18 +43,25 @@ function agrees(make: () => DenyCache) {
       const got = cached ?? behind.consume(key, cost);
       if (cached === undefined) cache.remember(key, cost, now, now, got);
       if (got.allowed !== want.allowed) throw new Error(`step ${i} (${key}, cost ${cost}): want allowed ${want.allowed}, got ${got.allowed}${cached ? ' from the cache' : ''}`);
-      if (cached !== undefined && cached.retryAfterMs < want.retryAfterMs) throw new Error(`step ${i}: cached Retry-After ${cached.retryAfterMs} ms is earlier than ${want.retryAfterMs} ms`);
+      if (cached !== undefined && cached.retryAfterMs < want.retryAfterMs)
+        throw new Error(`step ${i}: cached Retry-After ${cached.retryAfterMs} ms is earlier than ${want.retryAfterMs} ms`);
     }
   });
 }
 
 describe('DenyCache', () => {
   it('changes no verdict and never shortens a wait, for every algorithm', () => {
-    fc.assert(agrees(() => new DenyCache()), { numRuns: 500 });
+    fc.assert(
+      agrees(() => new DenyCache()),
+      { numRuns: 500 },
+    );
   });
 
   it('catches a cache that answers smaller costs', () => {
-    const run = fc.check(agrees(() => new AnyCostCache()), { numRuns: 500 });
+    const run = fc.check(
+      agrees(() => new AnyCostCache()),
+      { numRuns: 500 },
+    );
     expect(run.failed).toBe(true);
     expect(String(run.errorInstance)).toMatch(/from the cache|earlier than/);
   });

@@ -48,10 +48,14 @@ describe('storageKey', () => {
   it('puts every policy of one request in one cluster slot, whatever the key', () => {
     const name = fc.stringMatching(/^[A-Za-z0-9_.:-]{1,64}$/);
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: fc.constantFrom('{', '}', 'a', '') })), fc.array(name, { minLength: 2, maxLength: 4 }), (key, names) => {
-        const slots = new Set(names.map((n) => slotOf(storageKey('rk:', n, key))));
-        expect(slots.size).toBe(1);
-      }),
+      fc.property(
+        fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: fc.constantFrom('{', '}', 'a', '') })),
+        fc.array(name, { minLength: 2, maxLength: 4 }),
+        (key, names) => {
+          const slots = new Set(names.map((n) => slotOf(storageKey('rk:', n, key))));
+          expect(slots.size).toBe(1);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -21,11 +21,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** encodeKey is the hash-tag form of a user key: itself when plain, else `#` + SHA-256 hex. */
 export function encodeKey(key: string): string {
-  const plain =
-    key.length >= 1 &&
-    key.length <= MAX_RAW_KEY_LENGTH &&
-    key.charCodeAt(0) !== 0x23 &&
-    (!SPECIAL.test(key) || (!BRACE.test(key) && !LONE_SURROGATE.test(key)));
+  const plain = key.length >= 1 && key.length <= MAX_RAW_KEY_LENGTH && key.charCodeAt(0) !== 0x23 && (!SPECIAL.test(key) || (!BRACE.test(key) && !LONE_SURROGATE.test(key)));
   return plain ? key : `#${createHash('sha256').update(key, 'utf16le').digest('hex')}`;
 }
 

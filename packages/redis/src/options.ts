@@ -63,7 +63,19 @@ export const DEFAULT_PROBE_INTERVAL_MS = 200;
 const OWNER = 'RedisStore';
 const MAX_MS = 60_000;
 const MAX_DIVISOR = 1_000_000;
-const KNOWN: ReadonlySet<string> = new Set(['client', 'prefix', 'time', 'timeoutMs', 'onFailure', 'probeIntervalMs', 'fallbackStore', 'fallbackDivisor', 'batch', 'maxBatchSize', 'denyCache']);
+const KNOWN: ReadonlySet<string> = new Set([
+  'client',
+  'prefix',
+  'time',
+  'timeoutMs',
+  'onFailure',
+  'probeIntervalMs',
+  'fallbackStore',
+  'fallbackDivisor',
+  'batch',
+  'maxBatchSize',
+  'denyCache',
+]);
 
 function fail(option: string, want: string, value: unknown): never {
   const message = `${OWNER}: ${option} must be ${want}, got ${describeValue(value)}`;
@@ -100,7 +112,7 @@ function prefixOption(value: unknown): string {
 function fallbackOption(value: unknown): FallbackStore {
   const store = value as Partial<FallbackStore> | null;
   const ok = typeof store === 'object' && store !== null && store.mode === 'sync' && typeof store.bind === 'function' && typeof store.consumeAll === 'function';
-  if (!ok) fail('fallbackStore', "a synchronous store with consumeAll (such as a MemoryStore)", value);
+  if (!ok) fail('fallbackStore', 'a synchronous store with consumeAll (such as a MemoryStore)', value);
   return store as FallbackStore;
 }
 

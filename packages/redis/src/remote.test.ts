@@ -56,9 +56,13 @@ describe('Remote', () => {
   });
 
   it('turns a client that throws synchronously into a connection failure', async () => {
-    const remote = new Remote(() => {
-      throw new Error('The client is closed');
-    }, 20, 0);
+    const remote = new Remote(
+      () => {
+        throw new Error('The client is closed');
+      },
+      20,
+      0,
+    );
     expect(await remote.eval(SCRIPT, evalsha('k'), 'k', same)).toMatchObject({ reason: 'connection' });
   });
 

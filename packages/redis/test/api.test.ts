@@ -33,8 +33,7 @@ describe('the package', () => {
   });
 
   it('loads with require() and with import on Node 20 (the built package)', () => {
-    const probe = (code: string, type: string) =>
-      execFileSync(process.execPath, ['--input-type', type, '-e', code], { cwd: packageDir, encoding: 'utf8' }).trim();
+    const probe = (code: string, type: string) => execFileSync(process.execPath, ['--input-type', type, '-e', code], { cwd: packageDir, encoding: 'utf8' }).trim();
     expect(probe("const { RedisStore } = require('@ratekeeper/redis'); console.log(typeof RedisStore)", 'commonjs')).toBe('function');
     expect(probe("import { RedisStore } from '@ratekeeper/redis'; console.log(typeof RedisStore)", 'module')).toBe('function');
   });

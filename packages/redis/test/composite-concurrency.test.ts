@@ -43,10 +43,12 @@ afterAll(async () => {
 /** The requests, shuffled by a seeded generator and dealt round-robin to the workers. */
 function deal(prefix: string, seed: number): (readonly [string, number])[][] {
   const requests = fc.sample(
-    fc.shuffledSubarray(
-      Array.from({ length: USERS * PER_USER }, (_, i) => i),
-      { minLength: USERS * PER_USER },
-    ).chain((order) => fc.tuple(fc.constant(order), fc.array(fc.integer({ min: 1, max: 3 }), { minLength: order.length, maxLength: order.length }))),
+    fc
+      .shuffledSubarray(
+        Array.from({ length: USERS * PER_USER }, (_, i) => i),
+        { minLength: USERS * PER_USER },
+      )
+      .chain((order) => fc.tuple(fc.constant(order), fc.array(fc.integer({ min: 1, max: 3 }), { minLength: order.length, maxLength: order.length }))),
     { numRuns: 1, seed },
   )[0] as [number[], number[]];
   const [order, costs] = requests;
@@ -58,7 +60,14 @@ function deal(prefix: string, seed: number): (readonly [string, number])[][] {
 async function runComposite(composite: 'atomic' | 'parallel-union', prefix: string): Promise<WorkerReport[]> {
   const hands = deal(prefix, 42);
   const setups: WorkerSetup[] = hands.map((requests) => ({
-    port: server.port, client: 'ioredis', store: 'redis', prefix: 'rk:', members: [FIXED, SLIDING], composite, skewMs: 0, requests,
+    port: server.port,
+    client: 'ioredis',
+    store: 'redis',
+    prefix: 'rk:',
+    members: [FIXED, SLIDING],
+    composite,
+    skewMs: 0,
+    requests,
     // This test counts script calls: a budget no queue here outlasts keeps every call to one attempt
     // (a call refused as past its deadline is sent again, see src/remote.ts).
     timeoutMs: 10_000,
@@ -80,7 +89,10 @@ function admittedByUser(reports: readonly WorkerReport[]): Map<string, number> {
 }
 
 function evalshaCalls(): number {
-  const line = server.cli('INFO', 'commandstats').split('\n').find((l) => l.startsWith('cmdstat_evalsha:'));
+  const line = server
+    .cli('INFO', 'commandstats')
+    .split('\n')
+    .find((l) => l.startsWith('cmdstat_evalsha:'));
   return Number(/calls=(\d+)/.exec(line ?? '')?.[1] ?? 0);
 }
 

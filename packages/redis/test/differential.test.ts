@@ -44,12 +44,10 @@ async function replay(members: readonly Spec[], start: number, history: readonly
   const clock = new ManualClock(start);
   const store = stores.get(kind) as RedisStore;
   const memoryStore = new MemoryStore();
-  const memory: RateLimiter<'sync'> = members.length === 1
-    ? makeLimiter(members[0] as Spec, memoryStore, clock)
-    : new CompositeLimiter(members.map((spec) => makeLimiter(spec, memoryStore, clock)));
-  const redis: RateLimiter<'async'> = members.length === 1
-    ? makeLimiter(members[0] as Spec, store, clock)
-    : new CompositeLimiter(members.map((spec) => makeLimiter(spec, store, clock)));
+  const memory: RateLimiter<'sync'> =
+    members.length === 1 ? makeLimiter(members[0] as Spec, memoryStore, clock) : new CompositeLimiter(members.map((spec) => makeLimiter(spec, memoryStore, clock)));
+  const redis: RateLimiter<'async'> =
+    members.length === 1 ? makeLimiter(members[0] as Spec, store, clock) : new CompositeLimiter(members.map((spec) => makeLimiter(spec, store, clock)));
   const prefix = `run${run++}:`;
   let now = start;
   for (const [i, step] of history.entries()) {
@@ -86,7 +84,13 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
   for (const kind of CLIENT_KINDS) {
     for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window', 'sliding-log'] as const) {
       it(`gives identical ${algorithm} decisions on memory and on Redis through ${kind}`, async () => {
-        await fc.assert(property(specs[algorithm].map((s) => [s as Spec]), kind), { numRuns: RUNS });
+        await fc.assert(
+          property(
+            specs[algorithm].map((s) => [s as Spec]),
+            kind,
+          ),
+          { numRuns: RUNS },
+        );
       });
     }
     it(`gives identical composite decisions on memory and on Redis through ${kind}`, async () => {
@@ -115,7 +119,15 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
     it(`catches a port with ${name}`, async () => {
       const mutant = new RedisStore({ client: rewrittenScripts(ioredis(server.port), rewrite), time: 'client', timeoutMs: 5000 });
       stores.set('mutant', mutant);
-      await expect(fc.assert(property(specs[algorithm].map((s) => [s as Spec]), 'mutant'), { numRuns: 200 })).rejects.toThrow();
+      await expect(
+        fc.assert(
+          property(
+            specs[algorithm].map((s) => [s as Spec]),
+            'mutant',
+          ),
+          { numRuns: 200 },
+        ),
+      ).rejects.toThrow();
     });
   }
 

@@ -37,10 +37,17 @@ beforeAll(async () => {
   void nr.connect().catch(() => {});
   const naiveClient = new Redis({ port: mutantServer.port, host: '127.0.0.1', retryStrategy: () => 50 });
   naiveClient.on('error', () => {});
-  closers.push(() => io.disconnect(), () => nr.destroy(), () => naiveClient.disconnect());
+  closers.push(
+    () => io.disconnect(),
+    () => nr.destroy(),
+    () => naiveClient.disconnect(),
+  );
 
   const targets: Target[] = [];
-  for (const [name, client] of [['ioredis', io], ['node-redis', nr]] as const) {
+  for (const [name, client] of [
+    ['ioredis', io],
+    ['node-redis', nr],
+  ] as const) {
     const store = new RedisStore({ client, timeoutMs: TIMEOUT_MS });
     store.on('failure', (info) => events.push(info));
     const limiter = new TokenBucketLimiter({ capacity: 1000, refillPerSecond: 100, store });
@@ -71,7 +78,16 @@ describeRedis('Redis absent at startup, started later', () => {
     it(`serves by the fallback at once, each decision within ${BOUND_MS} ms (${name})`, () => {
       const samples = load.samples(name);
       expect(samples.filter((s) => s.rejected !== undefined)).toEqual([]);
-      report('absent', name, 'slowest store latency', load.slowestStore(name).toFixed(1), 'raw', Math.max(...samples.map((s) => s.end - s.start)).toFixed(1), 'worst loop stall', load.lag.worst.toFixed(1));
+      report(
+        'absent',
+        name,
+        'slowest store latency',
+        load.slowestStore(name).toFixed(1),
+        'raw',
+        Math.max(...samples.map((s) => s.end - s.start)).toFixed(1),
+        'worst loop stall',
+        load.lag.worst.toFixed(1),
+      );
       expect(load.slowestStore(name)).toBeLessThanOrEqual(BOUND_MS);
       const before = samples.filter((s) => s.end <= startingAt);
       expect(before.length).toBeGreaterThan(50);

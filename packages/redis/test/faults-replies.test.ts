@@ -102,10 +102,7 @@ describeRedis('error replies from Redis', () => {
     it('decides a whole composite by policy when one member key is foreign', async () => {
       const store = new RedisStore({ client: redis, onFailure: 'closed', timeoutMs: 1000 });
       store.on('failure', (info) => failures.push(info));
-      const composite = new CompositeLimiter([
-        new FixedWindowLimiter({ limit: 5, windowMs: 60_000, store }),
-        new SlidingWindowLimiter({ limit: 3, windowMs: 60_000, store }),
-      ]);
+      const composite = new CompositeLimiter([new FixedWindowLimiter({ limit: 5, windowMs: 60_000, store }), new SlidingWindowLimiter({ limit: 3, windowMs: 60_000, store })]);
       await redis.hset(storageKey('rk:', 'sw-3-60000', 'mixed'), 'field', 'value');
       const decision = await composite.consume('mixed');
       expect(decision).toMatchObject({ allowed: false, failure: 'closed' });

@@ -65,7 +65,16 @@ describeRedis('Redis killed (SIGKILL) and restarted on the same port under load'
     it(`answers every decision within ${BOUND_MS} ms through ${kind}, by the fallback while Redis is gone`, () => {
       const samples = load.samples(kind);
       expect(samples.filter((s) => s.rejected !== undefined)).toEqual([]);
-      report('restart', kind, 'slowest store latency', load.slowestStore(kind).toFixed(1), 'raw', Math.max(...samples.map((s) => s.end - s.start)).toFixed(1), 'worst loop stall', load.lag.worst.toFixed(1));
+      report(
+        'restart',
+        kind,
+        'slowest store latency',
+        load.slowestStore(kind).toFixed(1),
+        'raw',
+        Math.max(...samples.map((s) => s.end - s.start)).toFixed(1),
+        'worst loop stall',
+        load.lag.worst.toFixed(1),
+      );
       expect(load.slowestStore(kind)).toBeLessThanOrEqual(BOUND_MS);
       const down = samples.filter((s) => s.start >= killedAt && s.end <= restartingAt);
       expect(down.length).toBeGreaterThan(100);

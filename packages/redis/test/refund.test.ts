@@ -126,9 +126,19 @@ describeRedis('refund on Redis', () => {
 
   it('the concurrency property catches a refund that is not atomic (GET, step, SET: mutant)', async () => {
     const error = await concurrentRefunds((clock, name) => {
-        const limiter = (i: number) => new TokenBucketLimiter<'async'>({ capacity: LIMIT, refillPerSecond: 2, clock, name, store: new RedisStore({ client: clients[i]!, time: 'client', timeoutMs: 5_000, prefix: 'racy:' }) });
-        return [racyRefund(limiter(0), clients[0]!, 'racy:', clock), racyRefund(limiter(1), clients[1]!, 'racy:', clock)];
-      }, 40).then(() => undefined, (e: Error) => e);
+      const limiter = (i: number) =>
+        new TokenBucketLimiter<'async'>({
+          capacity: LIMIT,
+          refillPerSecond: 2,
+          clock,
+          name,
+          store: new RedisStore({ client: clients[i]!, time: 'client', timeoutMs: 5_000, prefix: 'racy:' }),
+        });
+      return [racyRefund(limiter(0), clients[0]!, 'racy:', clock), racyRefund(limiter(1), clients[1]!, 'racy:', clock)];
+    }, 40).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(error?.message).toMatch(/^Property failed/);
     expect(String(error?.cause)).toMatch(/^AssertionError: expected/); // an inexact count, not a crash
   });

@@ -91,7 +91,8 @@ export function start(command: string, args: readonly string[], env: Record<stri
       clearTimeout(timer);
       resolve({
         url: `http://127.0.0.1:${port}`,
-        stop: () => new Promise((done) => (child.exitCode !== null && !group ? done() : (child.once('exit', () => done()), signal('SIGTERM'), group && child.exitCode !== null && done()))),
+        stop: () =>
+          new Promise((done) => (child.exitCode !== null && !group ? done() : (child.once('exit', () => done()), signal('SIGTERM'), group && child.exitCode !== null && done()))),
       });
     });
     child.once('error', fail);

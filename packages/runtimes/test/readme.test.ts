@@ -43,7 +43,13 @@ const freePort = () =>
 /** until polls `url` for at most 60 s (Bun's banner may come before it accepts); the answer spends one token. */
 async function until(url: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
-    if (await fetch(url).then(() => true, () => false)) return;
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} never answered`);
@@ -76,7 +82,8 @@ const node = async (fetchHandler: (request: Request, env: { incoming: IncomingMe
 
 const bun = bunBinary();
 const deno = denoBinary();
-const missing = (name: string, binary: string | undefined) => binary === undefined && !inCI && (console.warn(`\n*** ${name} not found: its README snippet is SKIPPED; CI fails instead. ***\n`), true);
+const missing = (name: string, binary: string | undefined) =>
+  binary === undefined && !inCI && (console.warn(`\n*** ${name} not found: its README snippet is SKIPPED; CI fails instead. ***\n`), true);
 
 describe('the README snippets', () => {
   it('are all there', () => {
@@ -109,7 +116,15 @@ describe('the README snippets', () => {
 
   it('worker.mjs: a Worker on workerd', async () => {
     const { Miniflare } = await import('miniflare');
-    const bundle = await build({ entryPoints: [join(dir, 'worker.mjs')], bundle: true, write: false, format: 'esm', platform: 'browser', conditions: ['workerd', 'worker', 'browser', 'import'], logLevel: 'silent' });
+    const bundle = await build({
+      entryPoints: [join(dir, 'worker.mjs')],
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'browser',
+      conditions: ['workerd', 'worker', 'browser', 'import'],
+      logLevel: 'silent',
+    });
     const mf = new Miniflare({ modules: true, script: bundle.outputFiles[0]!.text, compatibilityDate: '2025-07-01', host: '127.0.0.1', port: 0 });
     stops.push(() => mf.dispose());
     await burst(String(await mf.ready));

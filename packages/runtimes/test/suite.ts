@@ -43,9 +43,13 @@ export function runtimeSuite(runtime: string, url: () => string, flavors: readon
           [200, '"b";r=0;t=3', '127.0.0.1', remaining[2]],
         ]);
         const denied = await get(target);
-        expect([denied.status, denied.headers.get('retry-after'), denied.headers.get('ratelimit'), denied.headers.get('ratelimit-policy'), denied.headers.get('content-type')]).toEqual([
-          429, '1', '"b";r=0;t=1', '"b";q=3;w=3', 'application/problem+json',
-        ]);
+        expect([
+          denied.status,
+          denied.headers.get('retry-after'),
+          denied.headers.get('ratelimit'),
+          denied.headers.get('ratelimit-policy'),
+          denied.headers.get('content-type'),
+        ]).toEqual([429, '1', '"b";r=0;t=1', '"b";q=3;w=3', 'application/problem+json']);
         expect(await denied.json()).toEqual({ ...PROBLEM, detail: 'Retry after 1 s.', 'violated-policies': ['b'] });
         await advance(999);
         expect((await get(target)).status).toBe(429);
@@ -85,7 +89,8 @@ export function runtimeSuite(runtime: string, url: () => string, flavors: readon
       it('groups IPv6 by /56 and counts an IPv4-mapped address as the IPv4 one', async () => {
         const target = path('header-ip');
         const statuses = [];
-        for (const ip of ['2001:db8:ab:cd00::1', '2001:db8:ab:cdff:ffff::2', '2001:db8:ab:ce00::1', '::ffff:102:304', '1.2.3.4']) statuses.push((await get(target, { 'x-test-ip': ip })).status);
+        for (const ip of ['2001:db8:ab:cd00::1', '2001:db8:ab:cdff:ffff::2', '2001:db8:ab:ce00::1', '::ffff:102:304', '1.2.3.4'])
+          statuses.push((await get(target, { 'x-test-ip': ip })).status);
         expect(statuses).toEqual([200, 429, 200, 200, 429]);
       });
 
@@ -101,7 +106,11 @@ export function runtimeSuite(runtime: string, url: () => string, flavors: readon
           const res = await get(skipping);
           skipped.push([res.status, res.headers.get('ratelimit')]);
         }
-        expect(skipped).toEqual([[200, null], [200, null], [200, null]]);
+        expect(skipped).toEqual([
+          [200, null],
+          [200, null],
+          [200, null],
+        ]);
       });
 
       it("answers a 'closed' store failure with 503, Retry-After and the temporary-reduced-capacity problem", async () => {

@@ -40,9 +40,10 @@ export const slidingWindow: Algorithm<SlidingWindowPolicy> = {
     }
     let fitsAt = Infinity;
     if (cost <= L) {
-      fitsAt = current + cost > L
-        ? start + 2 * W - Math.floor(((L - cost) * W) / current) // fits once `current` has slid far enough
-        : start + W - Math.floor(((L - current - cost) * W) / previous); // fits within this window
+      fitsAt =
+        current + cost > L
+          ? start + 2 * W - Math.floor(((L - cost) * W) / current) // fits once `current` has slid far enough
+          : start + W - Math.floor(((L - current - cost) * W) / previous); // fits within this window
     }
     const emptyAt = current > 0 ? start + 2 * W : previous > 0 ? start + W : t;
     deny(out, fitsAt === Infinity ? Infinity : Math.ceil(fitsAt - now), L - current - heldUnits, Math.ceil(emptyAt - now));

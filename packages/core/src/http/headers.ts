@@ -68,14 +68,7 @@ function limitItem(d: Decision): string {
  * denial that waiting can cure, and that is blocked: a shadow-mode denial passes without one).
  * `policy` is the precomputed policyField of the limiter.
  */
-export function writeHeaders<Res>(
-  res: Res,
-  set: HeaderSetter<Res>,
-  decision: Decision,
-  style: HeaderStyle,
-  policy: string,
-  blocked = !decision.allowed,
-): void {
+export function writeHeaders<Res>(res: Res, set: HeaderSetter<Res>, decision: Decision, style: HeaderStyle, policy: string, blocked = !decision.allowed): void {
   if (style === 'draft-10' || style === 'both') {
     set(res, 'RateLimit-Policy', policy, true);
     set(res, 'RateLimit', limitField(decision), true);

@@ -59,7 +59,8 @@ export type Watch<Req> = (req: Req, res: NodeResponse, decision: Decision) => vo
 export function watcher<Req>(owner: string, hooks: AfterHooks<Req>, charges: WeakMap<object, Charge>): Watch<Req> | undefined {
   const { countOutcome, settle } = hooks;
   if (countOutcome === undefined && settle === undefined) return undefined;
-  const warn = (error: unknown) => process.emitWarning(`${owner}: countOutcome or settle failed after the response: ${String(error)}`, { type: 'RatekeeperWarning', code: 'RATEKEEPER_SETTLE_FAILED' });
+  const warn = (error: unknown) =>
+    process.emitWarning(`${owner}: countOutcome or settle failed after the response: ${String(error)}`, { type: 'RatekeeperWarning', code: 'RATEKEEPER_SETTLE_FAILED' });
   return function watch(req, res, decision) {
     const charge = charges.get(req as object);
     if (charge === undefined || !decision.allowed) return;

@@ -38,7 +38,6 @@ import { type Plans, limited, preparePlans } from './plans.js';
 import { ProxyWarning, type ProxySetting } from './proxy-check.js';
 import { type LimiterChoice, chooseLimiter } from './shorthand.js';
 
-
 export interface RateLimitOptions<Req> extends LimiterChoice {
   /** The key to count the request under (default: the client IP as the framework resolved it); may be async. */
   readonly key?: (req: Req) => string | PromiseLike<string>;
@@ -110,15 +109,36 @@ export interface RateLimitPlan<Req> {
   watchProxy(setting: ProxySetting): ProxyWarning;
 }
 
-const KNOWN = new Set(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'key', 'cost', 'skip', 'headers', 'ipv6Subnet', 'missingIp', 'shadow', 'onDecision', 'telemetry', 'proxyWarning', 'allowList', 'denyList', 'plans', 'plan', 'countOutcome', 'settle']);
+const KNOWN = new Set([
+  'limiter',
+  'algorithm',
+  'capacity',
+  'refillPerSecond',
+  'limit',
+  'windowMs',
+  'name',
+  'store',
+  'clock',
+  'key',
+  'cost',
+  'skip',
+  'headers',
+  'ipv6Subnet',
+  'missingIp',
+  'shadow',
+  'onDecision',
+  'telemetry',
+  'proxyWarning',
+  'allowList',
+  'denyList',
+  'plans',
+  'plan',
+  'countOutcome',
+  'settle',
+]);
 
 /** prepareRateLimit validates adapter options and returns the plan; `extra` lists adapter-only option names. */
-export function prepareRateLimit<Req>(
-  owner: string,
-  options: RateLimitOptions<Req> | undefined,
-  extra: readonly string[] = [],
-  adapter: Adapter<Req> = {},
-): RateLimitPlan<Req> {
+export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<Req> | undefined, extra: readonly string[] = [], adapter: Adapter<Req> = {}): RateLimitPlan<Req> {
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
     throw new TypeError(`${owner}: options must be an object, got ${describeValue(options)}`);
   }
@@ -152,10 +172,25 @@ export function prepareRateLimit<Req>(
     if (bad !== undefined) throw new TypeError(`${owner}: ${plans === undefined ? 'limiter' : `plans.${plans.names[i]}`} ${bad}`);
   }
   const refundless = charges === undefined ? -1 : all.findIndex((l) => typeof l.refund !== 'function' || (l as { refundable?: boolean }).refundable === false);
-  if (refundless >= 0) throw new TypeError(`${owner}: countOutcome and settle need limiters with refund(); ${plans === undefined ? 'limiter' : `plans.${plans.names[refundless]}`} has none`);
+  if (refundless >= 0)
+    throw new TypeError(`${owner}: countOutcome and settle need limiters with refund(); ${plans === undefined ? 'limiter' : `plans.${plans.names[refundless]}`} has none`);
   const allowList = o.allowList === undefined ? undefined : new IpList(o.allowList, owner, 'allowList');
   const denyList = o.denyList === undefined ? undefined : new IpList(o.denyList, owner, 'denyList');
-  const hooks = { allowList, denyList, key, cost, skip, plan: plans === undefined ? undefined : o.plan, onDecision, subnet, missingIp, gone: adapter.gone, telemetry, shadow, charges };
+  const hooks = {
+    allowList,
+    denyList,
+    key,
+    cost,
+    skip,
+    plan: plans === undefined ? undefined : o.plan,
+    onDecision,
+    subnet,
+    missingIp,
+    gone: adapter.gone,
+    telemetry,
+    shadow,
+    charges,
+  };
 
   return {
     limiter,
@@ -172,4 +207,3 @@ export function prepareRateLimit<Req>(
     watchProxy: (setting) => new ProxyWarning(owner, setting, watchesProxy),
   };
 }
-

@@ -69,7 +69,9 @@ describe('async hooks', () => {
 
   it('runs each hook once, in order skip, key, cost', async () => {
     const log: string[] = [];
-    const hook = <T>(name: string, value: T) => () => (log.push(name), later(value));
+    const hook =
+      <T>(name: string, value: T) =>
+      () => (log.push(name), later(value));
     await prepare({ limiter: bucket().limiter, skip: hook('skip', false), key: hook('key', 'k'), cost: hook('cost', 1) }).decide({ id: 'a' }, undefined);
     expect(log).toEqual(['skip', 'key', 'cost']);
   });
@@ -83,7 +85,9 @@ describe('async hooks', () => {
 
   it('refuses an async key that resolves to undefined, uncounted', async () => {
     const { limiter, calls } = bucket();
-    await expect(prepare({ limiter, key: () => later(undefined) }).decide({ id: 'a' }, '1.2.3.4')).rejects.toThrowError(new TypeError('rateLimit: key(req) must return a string, got undefined'));
+    await expect(prepare({ limiter, key: () => later(undefined) }).decide({ id: 'a' }, '1.2.3.4')).rejects.toThrowError(
+      new TypeError('rateLimit: key(req) must return a string, got undefined'),
+    );
     expect(calls).toEqual([]);
   });
 

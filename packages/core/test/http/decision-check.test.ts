@@ -8,7 +8,17 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CompositeLimiter, type Decision, ManualClock, RateLimiterError, type RateLimiter, SlidingWindowLimiter, TokenBucketLimiter, decisionProblem, prepareRateLimit } from '../../src/index.js';
+import {
+  CompositeLimiter,
+  type Decision,
+  ManualClock,
+  RateLimiterError,
+  type RateLimiter,
+  SlidingWindowLimiter,
+  TokenBucketLimiter,
+  decisionProblem,
+  prepareRateLimit,
+} from '../../src/index.js';
 
 type Req = Record<string, never>;
 const prepare = (options: unknown) => prepareRateLimit<Req>('rateLimit', options as never);

@@ -39,8 +39,17 @@ interface Spec {
 }
 
 const name = fc.stringMatching(NAME);
-const bucket = fc.record({ name, capacity: fc.integer({ min: 1, max: 12 }), refill: fc.oneof(fc.constantFrom(0.5, 1 / 3, 1, 7, 1000), fc.double({ min: 0.05, max: 500, noNaN: true })) });
-const windowed = fc.record({ name, sliding: fc.boolean(), limit: fc.integer({ min: 1, max: 10 }), windowMs: fc.oneof(fc.constantFrom(1, 7, 1000, 60_000), fc.integer({ min: 2, max: 5000 })) });
+const bucket = fc.record({
+  name,
+  capacity: fc.integer({ min: 1, max: 12 }),
+  refill: fc.oneof(fc.constantFrom(0.5, 1 / 3, 1, 7, 1000), fc.double({ min: 0.05, max: 500, noNaN: true })),
+});
+const windowed = fc.record({
+  name,
+  sliding: fc.boolean(),
+  limit: fc.integer({ min: 1, max: 10 }),
+  windowMs: fc.oneof(fc.constantFrom(1, 7, 1000, 60_000), fc.integer({ min: 2, max: 5000 })),
+});
 const spec: fc.Arbitrary<Spec> = fc.oneof(
   bucket.map(({ name: n, capacity, refill }) => ({
     build: (clock: ManualClock) => new TokenBucketLimiter({ capacity, refillPerSecond: refill, name: n, clock }),
@@ -148,7 +157,9 @@ describe('rate-limit headers', () => {
 
   it('come only from policy names in the validator’s alphabet: every other name is refused', () => {
     const outside = fc.string({ unit: 'binary', maxLength: 70 }).filter((s) => !NAME.test(s));
-    const spliced = fc.tuple(name, fc.constantFrom('"', '\\', ' ', ',', ';', '=', '\r', '\n', '\0', '\x7f', 'é', '\u2028'), fc.nat()).map(([n, c, at]) => n.slice(0, at % (n.length + 1)) + c + n.slice(at % (n.length + 1)));
+    const spliced = fc
+      .tuple(name, fc.constantFrom('"', '\\', ' ', ',', ';', '=', '\r', '\n', '\0', '\x7f', 'é', '\u2028'), fc.nat())
+      .map(([n, c, at]) => n.slice(0, at % (n.length + 1)) + c + n.slice(at % (n.length + 1)));
     fc.assert(
       fc.property(fc.oneof(outside, spliced), (bad) => {
         expect(() => new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, name: bad })).toThrow(/name must be 1 to 64 characters/);

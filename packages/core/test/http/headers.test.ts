@@ -122,34 +122,46 @@ const fieldsOf = (d: Decision) => ({ limit: limitField(d), retryAfter: d.allowed
 describe('limitField', () => {
   it('follows a single token bucket (2 tokens, 1 per second)', () => {
     const clock = new ManualClock(t0);
-    runFields(new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, name: 'api', clock }), clock, t0, [
-      { at: 0, limit: '"api";r=1;t=1', retryAfter: undefined },
-      { at: 0, limit: '"api";r=0;t=2', retryAfter: undefined },
-      { at: 0, limit: '"api";r=0;t=1', retryAfter: '1' },
-      { at: 400, limit: '"api";r=0;t=1', retryAfter: '1' },
-      { at: 1500, limit: '"api";r=0;t=2', retryAfter: undefined },
-      { at: 1500, limit: '"api";r=0;t=1', retryAfter: '1' },
-      { at: 1500, cost: 3, limit: '"api";r=0;t=2', retryAfter: undefined },
-      { at: 9000, limit: '"api";r=1;t=1', retryAfter: undefined },
-    ], fieldsOf);
+    runFields(
+      new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, name: 'api', clock }),
+      clock,
+      t0,
+      [
+        { at: 0, limit: '"api";r=1;t=1', retryAfter: undefined },
+        { at: 0, limit: '"api";r=0;t=2', retryAfter: undefined },
+        { at: 0, limit: '"api";r=0;t=1', retryAfter: '1' },
+        { at: 400, limit: '"api";r=0;t=1', retryAfter: '1' },
+        { at: 1500, limit: '"api";r=0;t=2', retryAfter: undefined },
+        { at: 1500, limit: '"api";r=0;t=1', retryAfter: '1' },
+        { at: 1500, cost: 3, limit: '"api";r=0;t=2', retryAfter: undefined },
+        { at: 9000, limit: '"api";r=1;t=1', retryAfter: undefined },
+      ],
+      fieldsOf,
+    );
   });
 
   it('gives one item per member of a composite (2 per burst of 1 s, 3 per fixed minute)', () => {
     const clock = new ManualClock(t0);
     const burst = new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, name: 'burst', clock });
     const minute = new FixedWindowLimiter({ limit: 3, windowMs: 60_000, name: 'minute', clock });
-    runFields(new CompositeLimiter([burst, minute]), clock, t0, [
-      { at: 0, limit: '"burst";r=1;t=1, "minute";r=2;t=60', retryAfter: undefined },
-      { at: 0, limit: '"burst";r=0;t=2, "minute";r=1;t=60', retryAfter: undefined },
-      // burst denies (a token in 1 s); minute would admit and still holds 1.
-      { at: 0, limit: '"burst";r=0;t=1, "minute";r=1;t=60', retryAfter: '1' },
-      { at: 1000, limit: '"burst";r=0;t=2, "minute";r=0;t=59', retryAfter: undefined },
-      // Both deny: burst in 1 s, minute at the next window; Retry-After is the later.
-      { at: 1000, limit: '"burst";r=0;t=1, "minute";r=0;t=59', retryAfter: '59' },
-      // 3 tokens never fit a bucket of 2: no Retry-After, and burst's t is its time to a full reset.
-      { at: 1000, cost: 3, limit: '"burst";r=0;t=2, "minute";r=0;t=59', retryAfter: undefined },
-      { at: 60_000, limit: '"burst";r=1;t=1, "minute";r=2;t=60', retryAfter: undefined },
-    ], fieldsOf);
+    runFields(
+      new CompositeLimiter([burst, minute]),
+      clock,
+      t0,
+      [
+        { at: 0, limit: '"burst";r=1;t=1, "minute";r=2;t=60', retryAfter: undefined },
+        { at: 0, limit: '"burst";r=0;t=2, "minute";r=1;t=60', retryAfter: undefined },
+        // burst denies (a token in 1 s); minute would admit and still holds 1.
+        { at: 0, limit: '"burst";r=0;t=1, "minute";r=1;t=60', retryAfter: '1' },
+        { at: 1000, limit: '"burst";r=0;t=2, "minute";r=0;t=59', retryAfter: undefined },
+        // Both deny: burst in 1 s, minute at the next window; Retry-After is the later.
+        { at: 1000, limit: '"burst";r=0;t=1, "minute";r=0;t=59', retryAfter: '59' },
+        // 3 tokens never fit a bucket of 2: no Retry-After, and burst's t is its time to a full reset.
+        { at: 1000, cost: 3, limit: '"burst";r=0;t=2, "minute";r=0;t=59', retryAfter: undefined },
+        { at: 60_000, limit: '"burst";r=1;t=1, "minute";r=2;t=60', retryAfter: undefined },
+      ],
+      fieldsOf,
+    );
   });
 });
 
@@ -161,19 +173,69 @@ describe('writeHeaders', () => {
   const denied = limiter.consume('k');
   const never = limiter.consume('k', 3);
   const policyValue = policyField(limiter.policies);
-  const draft = (d: Decision): [string, string][] => [['RateLimit-Policy', '"api";q=2;w=2'], ['RateLimit', limitField(d)]];
-  const legacy = (d: Decision): [string, string][] => [['X-RateLimit-Limit', '2'], ['X-RateLimit-Remaining', String(d.remaining)], ['X-RateLimit-Reset', String(seconds(d.resetAfterMs))]];
+  const draft = (d: Decision): [string, string][] => [
+    ['RateLimit-Policy', '"api";q=2;w=2'],
+    ['RateLimit', limitField(d)],
+  ];
+  const legacy = (d: Decision): [string, string][] => [
+    ['X-RateLimit-Limit', '2'],
+    ['X-RateLimit-Remaining', String(d.remaining)],
+    ['X-RateLimit-Reset', String(seconds(d.resetAfterMs))],
+  ];
 
   it('works on the decisions this table assumes', () => {
-    expect([allowed.allowed, allowed.remaining, denied.allowed, denied.retryAfterMs, denied.resetAfterMs, never.retryAfterMs]).toEqual([true, 1, false, 1000, 2000, Number.POSITIVE_INFINITY]);
+    expect([allowed.allowed, allowed.remaining, denied.allowed, denied.retryAfterMs, denied.resetAfterMs, never.retryAfterMs]).toEqual([
+      true,
+      1,
+      false,
+      1000,
+      2000,
+      Number.POSITIVE_INFINITY,
+    ]);
   });
 
   it.each<[HeaderStyle, string, Decision, [string, string][]]>([
-    ['draft-10', 'allowed', allowed, [['RateLimit-Policy', '"api";q=2;w=2'], ['RateLimit', '"api";r=1;t=1']]],
-    ['draft-10', 'denied', denied, [['RateLimit-Policy', '"api";q=2;w=2'], ['RateLimit', '"api";r=0;t=1'], ['Retry-After', '1']]],
+    [
+      'draft-10',
+      'allowed',
+      allowed,
+      [
+        ['RateLimit-Policy', '"api";q=2;w=2'],
+        ['RateLimit', '"api";r=1;t=1'],
+      ],
+    ],
+    [
+      'draft-10',
+      'denied',
+      denied,
+      [
+        ['RateLimit-Policy', '"api";q=2;w=2'],
+        ['RateLimit', '"api";r=0;t=1'],
+        ['Retry-After', '1'],
+      ],
+    ],
     ['draft-10', 'never satisfiable', never, draft(never)],
-    ['legacy', 'allowed', allowed, [['X-RateLimit-Limit', '2'], ['X-RateLimit-Remaining', '1'], ['X-RateLimit-Reset', '1']]],
-    ['legacy', 'denied', denied, [['X-RateLimit-Limit', '2'], ['X-RateLimit-Remaining', '0'], ['X-RateLimit-Reset', '2'], ['Retry-After', '1']]],
+    [
+      'legacy',
+      'allowed',
+      allowed,
+      [
+        ['X-RateLimit-Limit', '2'],
+        ['X-RateLimit-Remaining', '1'],
+        ['X-RateLimit-Reset', '1'],
+      ],
+    ],
+    [
+      'legacy',
+      'denied',
+      denied,
+      [
+        ['X-RateLimit-Limit', '2'],
+        ['X-RateLimit-Remaining', '0'],
+        ['X-RateLimit-Reset', '2'],
+        ['Retry-After', '1'],
+      ],
+    ],
     ['legacy', 'never satisfiable', never, legacy(never)],
     ['both', 'allowed', allowed, [...draft(allowed), ...legacy(allowed)]],
     ['both', 'denied', denied, [...draft(denied), ...legacy(denied), ['Retry-After', '1']]],

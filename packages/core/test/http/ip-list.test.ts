@@ -72,7 +72,9 @@ describe('IpList table', () => {
   });
 
   it('refuses a list that is not an array and an entry that is not a string', () => {
-    expect(() => new IpList('10.0.0.0/8' as never, 'rateLimit', 'denyList')).toThrow(new TypeError('rateLimit: denyList must be an array of IP addresses or CIDR ranges, got "10.0.0.0/8"'));
+    expect(() => new IpList('10.0.0.0/8' as never, 'rateLimit', 'denyList')).toThrow(
+      new TypeError('rateLimit: denyList must be an array of IP addresses or CIDR ranges, got "10.0.0.0/8"'),
+    );
     expect(() => new IpList([7 as never])).toThrow('IpList: entries[0] must be');
   });
 
@@ -87,7 +89,9 @@ describe('IpList table', () => {
 
 // The model: an address as [family, BigInt], a range as [family, BigInt, prefix].
 type Family = 4 | 6;
-const v4 = fc.tuple(fc.constantFrom(10, 172, 192, 0, 255), fc.nat(255), fc.nat(255), fc.nat(255)).map((o) => ({ family: 4 as Family, value: o.reduce((a, b) => (a << 8n) | BigInt(b), 0n) }));
+const v4 = fc
+  .tuple(fc.constantFrom(10, 172, 192, 0, 255), fc.nat(255), fc.nat(255), fc.nat(255))
+  .map((o) => ({ family: 4 as Family, value: o.reduce((a, b) => (a << 8n) | BigInt(b), 0n) }));
 const v6 = fc.tuple(fc.constantFrom(0x2001, 0xfe80, 0), fc.constantFrom(0xdb8, 0, 1), fc.array(fc.nat(0xffff), { minLength: 6, maxLength: 6 })).map(([a, b, rest]) => ({
   family: 6 as Family,
   value: [a, b, ...rest].reduce((x, g) => (x << 16n) | BigInt(g), 0n),
@@ -121,7 +125,10 @@ function agrees(make: (entries: string[]) => ListLike) {
     const near = ranges.flatMap((r) => {
       const width = r.family === 4 ? 32 : 128;
       const flip = r.prefix === 0 ? 0n : 1n << BigInt(width - r.prefix);
-      return [{ family: r.family, value: r.value }, { family: r.family, value: r.value ^ flip }];
+      return [
+        { family: r.family, value: r.value },
+        { family: r.family, value: r.value ^ flip },
+      ];
     });
     for (const a of [...probes, ...near]) {
       const text = render(a, mapped && a.family === 4);
@@ -132,10 +139,18 @@ function agrees(make: (entries: string[]) => ListLike) {
 
 describe('IpList properties', () => {
   it('lists an address exactly when the model does, IPv4-mapped spellings included', () => {
-    fc.assert(agrees((e) => new IpList(e)), { numRuns: 2000 });
+    fc.assert(
+      agrees((e) => new IpList(e)),
+      { numRuns: 2000 },
+    );
   });
 
   it('catches a matcher off by one prefix bit', () => {
-    expect(() => fc.assert(agrees((e) => new OffByOneBitList(e)), { numRuns: 2000 })).toThrow();
+    expect(() =>
+      fc.assert(
+        agrees((e) => new OffByOneBitList(e)),
+        { numRuns: 2000 },
+      ),
+    ).toThrow();
   });
 });

@@ -36,9 +36,13 @@ const anySubnet = fc.integer({ min: 32, max: 64 });
 const octets = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((o) => o.join('.'));
 
 describe('ipKey properties', () => {
-  it('gives every rendering of an address one key, distinct exactly when the /56 prefixes differ', () => {
-    fc.assert(canonicalisation(ipKey, slash56), { numRuns: 10_000 });
-  }, SLOW);
+  it(
+    'gives every rendering of an address one key, distinct exactly when the /56 prefixes differ',
+    () => {
+      fc.assert(canonicalisation(ipKey, slash56), { numRuns: 10_000 });
+    },
+    SLOW,
+  );
 
   it('keeps that property at every prefix length from 32 to 64', () => {
     fc.assert(canonicalisation(ipKey, anySubnet), { numRuns: 2_000 });
@@ -56,31 +60,42 @@ describe('ipKey properties', () => {
     );
   });
 
-  it('gives 10,000 random addresses in one /56 exactly one key', () => {
-    const prefix = fc.tuple(fc.integer({ min: 1, max: 0xffff }), fc.nat(0xffff), fc.nat(0xffff), fc.nat(0xff));
-    const suffix = fc.tuple(fc.nat(0xff), fc.array(fc.nat(0xffff), { minLength: 4, maxLength: 4 }), spelling);
-    fc.assert(
-      fc.property(prefix, fc.integer(), ([g0, g1, g2, high], seed) => {
-        const keys = new Set<string | undefined>();
-        for (const [low, rest, s] of fc.sample(suffix, { numRuns: 10_000, seed })) keys.add(ipKey(spell([g0, g1, g2, (high << 8) | low, ...rest], s)));
-        expect([...keys]).toEqual([`${g0.toString(16)}:${g1.toString(16)}:${g2.toString(16)}:${(high << 8).toString(16)}::/56`]);
-      }),
-      { numRuns: 2 },
-    );
-  }, SLOW);
+  it(
+    'gives 10,000 random addresses in one /56 exactly one key',
+    () => {
+      const prefix = fc.tuple(fc.integer({ min: 1, max: 0xffff }), fc.nat(0xffff), fc.nat(0xffff), fc.nat(0xff));
+      const suffix = fc.tuple(fc.nat(0xff), fc.array(fc.nat(0xffff), { minLength: 4, maxLength: 4 }), spelling);
+      fc.assert(
+        fc.property(prefix, fc.integer(), ([g0, g1, g2, high], seed) => {
+          const keys = new Set<string | undefined>();
+          for (const [low, rest, s] of fc.sample(suffix, { numRuns: 10_000, seed })) keys.add(ipKey(spell([g0, g1, g2, (high << 8) | low, ...rest], s)));
+          expect([...keys]).toEqual([`${g0.toString(16)}:${g1.toString(16)}:${g2.toString(16)}:${(high << 8).toString(16)}::/56`]);
+        }),
+        { numRuns: 2 },
+      );
+    },
+    SLOW,
+  );
 
-  it('has a key exactly for what net.isIP calls an address (zone ids and zero-led octets aside)', () => {
-    const token = fc.constantFrom(...'0123456789abcdefABCDEF:.', '::', '1.2.3.4', 'ffff', ':0', '%eth0', ' ', ',', '[', ']', '١', '\n');
-    fc.assert(
-      fc.property(fc.array(token, { maxLength: 24 }).map((t) => t.join('')), (text) => {
-        // ipKey drops any zone id, where Node checks its characters; it reads 010 as 10, where Node refuses it.
-        const forNode = text.replace(/%.*$/s, '%z');
-        if (/(?:^|[^0-9a-f])0\d+\.|\.0\d/i.test(text)) return;
-        expect(ipKey(text) !== undefined, JSON.stringify(text)).toBe(isIP(forNode) !== 0);
-      }),
-      { numRuns: 10_000 },
-    );
-  }, SLOW);
+  it(
+    'has a key exactly for what net.isIP calls an address (zone ids and zero-led octets aside)',
+    () => {
+      const token = fc.constantFrom(...'0123456789abcdefABCDEF:.', '::', '1.2.3.4', 'ffff', ':0', '%eth0', ' ', ',', '[', ']', '١', '\n');
+      fc.assert(
+        fc.property(
+          fc.array(token, { maxLength: 24 }).map((t) => t.join('')),
+          (text) => {
+            // ipKey drops any zone id, where Node checks its characters; it reads 010 as 10, where Node refuses it.
+            const forNode = text.replace(/%.*$/s, '%z');
+            if (/(?:^|[^0-9a-f])0\d+\.|\.0\d/i.test(text)) return;
+            expect(ipKey(text) !== undefined, JSON.stringify(text)).toBe(isIP(forNode) !== 0);
+          },
+        ),
+        { numRuns: 10_000 },
+      );
+    },
+    SLOW,
+  );
 
   it.each([
     ['recognises IPv4-mapped addresses by the ::ffff: text prefix only', prefixMappedIpKey],

@@ -131,9 +131,5 @@ export const spelling: fc.Arbitrary<Spelling> = fc.record({
 
 /** A second address near the first: the same, one bit flipped anywhere (both sides of every prefix edge), or unrelated. */
 export function neighbour(groups: Groups): fc.Arbitrary<Groups> {
-  return fc.oneof(
-    { arbitrary: fc.constant(groups), weight: 1 },
-    { arbitrary: fc.nat(127).map((i) => flipBit(groups, i)), weight: 4 },
-    { arbitrary: address, weight: 1 },
-  );
+  return fc.oneof({ arbitrary: fc.constant(groups), weight: 1 }, { arbitrary: fc.nat(127).map((i) => flipBit(groups, i)), weight: 4 }, { arbitrary: address, weight: 1 });
 }

@@ -3,7 +3,16 @@
  * decision (single or composite, any wait, never satisfiable, a 'closed' failure, foreign policies),
  * cached or not; and it keeps at most MAX_ENTRIES bodies.
  */
-import { CompositeLimiter, type Decision, LimitedBodies, MAX_LIMITED_BODIES as MAX_ENTRIES, ManualClock, type Policy, TokenBucketLimiter, limitedResponse } from '../../src/index.js';
+import {
+  CompositeLimiter,
+  type Decision,
+  LimitedBodies,
+  MAX_LIMITED_BODIES as MAX_ENTRIES,
+  ManualClock,
+  type Policy,
+  TokenBucketLimiter,
+  limitedResponse,
+} from '../../src/index.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -41,20 +50,26 @@ function expectSameAsCore(bodies: LimitedBodies, d: Decision): void {
 describe('LimitedBodies', () => {
   it('answers byte for byte what limitedResponse gives, for single-policy decisions', () => {
     const bodies = new LimitedBodies(single.policies);
-    fc.assert(fc.property(singleDecision, singleDecision, (a, b) => {
-      expectSameAsCore(bodies, a);
-      expectSameAsCore(bodies, b);
-      expectSameAsCore(bodies, a);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(singleDecision, singleDecision, (a, b) => {
+        expectSameAsCore(bodies, a);
+        expectSameAsCore(bodies, b);
+        expectSameAsCore(bodies, a);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('answers byte for byte what limitedResponse gives, for composite decisions', () => {
     const bodies = new LimitedBodies(composite.policies);
-    fc.assert(fc.property(compositeDecision, compositeDecision, (a, b) => {
-      expectSameAsCore(bodies, a);
-      expectSameAsCore(bodies, b);
-      expectSameAsCore(bodies, a);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(compositeDecision, compositeDecision, (a, b) => {
+        expectSameAsCore(bodies, a);
+        expectSameAsCore(bodies, b);
+        expectSameAsCore(bodies, a);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('returns the very same bytes for a repeated denial', () => {

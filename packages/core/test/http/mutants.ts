@@ -23,7 +23,11 @@ export const prefixMappedIpKey: KeyOf = (ip, bits = 56) => {
 export const textPrefixIpKey: KeyOf = (ip, bits = 56) => {
   const key = ipKey(ip, bits);
   if (key === undefined || !key.includes(':')) return key;
-  return `${ip.toLowerCase().split(':').slice(0, Math.ceil(bits / 16)).join(':')}::/${bits}`;
+  return `${ip
+    .toLowerCase()
+    .split(':')
+    .slice(0, Math.ceil(bits / 16))
+    .join(':')}::/${bits}`;
 };
 
 export const zoneKeptIpKey: KeyOf = (ip, bits = 56) => {

@@ -87,7 +87,10 @@ describe('after the response', () => {
     const charges = new WeakMap();
     const real = prepareRateLimit<Req>('rateLimit', { limiter, key: (r: Req) => r.id, settle: hooks.settle });
     const mutant = { ...real, watch: doubleSettleWatch('m', hooks, charges) };
-    for (const [plan, want] of [[real, 7], [mutant, 5]] as const) {
+    for (const [plan, want] of [
+      [real, 7],
+      [mutant, 5],
+    ] as const) {
       limiter.reset('a');
       const req = { id: 'a' };
       const decision = plan.decide(req, undefined) as Decision;
@@ -103,7 +106,10 @@ describe('after the response', () => {
   it('does not watch a denied request, and turns a failing hook into a warning', async () => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     expect(await run({ settle: () => Promise.reject(new Error('meter down')) }, (r) => r.finish())).toBe(9);
-    expect(warn).toHaveBeenCalledWith('rateLimit: countOutcome or settle failed after the response: Error: meter down', { type: 'RatekeeperWarning', code: 'RATEKEEPER_SETTLE_FAILED' });
+    expect(warn).toHaveBeenCalledWith('rateLimit: countOutcome or settle failed after the response: Error: meter down', {
+      type: 'RatekeeperWarning',
+      code: 'RATEKEEPER_SETTLE_FAILED',
+    });
     expect(await run({ settle: () => -1 }, (r) => r.finish())).toBe(9);
     const limiter = windowOf(1);
     const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'a', countOutcome: () => false });

@@ -15,7 +15,8 @@ const req: Req = { id: 'r1' };
 const SECRET = 'connect ECONNREFUSED redis://:hunter2@10.0.0.5:6379';
 const MODES = ['sync', 'async'] as const;
 const prepare = (options: unknown) => prepareRateLimit<Req>('rateLimit', options as never);
-const bucket = (mode: 'sync' | 'async' = 'sync', fail?: Error) => counting(new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, clock: new ManualClock(1_700_000_000_000) }), mode, fail);
+const bucket = (mode: 'sync' | 'async' = 'sync', fail?: Error) =>
+  counting(new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, clock: new ManualClock(1_700_000_000_000) }), mode, fail);
 
 /** outcome runs decide and answers what it threw or rejected with, or the decision. */
 async function outcome(plan: ReturnType<typeof prepare>): Promise<unknown> {
@@ -57,11 +58,27 @@ describe('errors from the hooks', () => {
     for (const hook of ['key', 'cost', 'skip']) {
       const thrown = new Error(`${hook} broke`);
       const { limiter, calls } = bucket(mode);
-      expect(() => prepare({ limiter, [hook]: () => { throw thrown; } }).decide(req, '1.2.3.4')).toThrow(thrown);
+      expect(() =>
+        prepare({
+          limiter,
+          [hook]: () => {
+            throw thrown;
+          },
+        }).decide(req, '1.2.3.4'),
+      ).toThrow(thrown);
       expect(calls).toEqual([]);
     }
     const thrown = new Error('onDecision broke');
-    expect(await outcome(prepare({ limiter: bucket(mode).limiter, onDecision: () => { throw thrown; } }))).toBe(thrown);
+    expect(
+      await outcome(
+        prepare({
+          limiter: bucket(mode).limiter,
+          onDecision: () => {
+            throw thrown;
+          },
+        }),
+      ),
+    ).toBe(thrown);
   });
 });
 
@@ -72,7 +89,11 @@ describe('onDecision', () => {
     const answers: boolean[] = [];
     for (let i = 0; i < 3; i++) answers.push(((await plan.decide(req, '1.2.3.4')) as Decision).allowed);
     expect(answers).toEqual([true, true, false]);
-    expect(seen).toEqual([[true, 'r1'], [true, 'r1'], [false, 'r1']]);
+    expect(seen).toEqual([
+      [true, 'r1'],
+      [true, 'r1'],
+      [false, 'r1'],
+    ]);
   });
 
   it.each(MODES)('answers the decision it was given, unchanged (%s limiter)', async (mode) => {
@@ -83,7 +104,13 @@ describe('onDecision', () => {
 
   it.each(MODES)('makes decide wait for the promise it returns, and reject with its rejection (%s limiter)', async (mode) => {
     const log: string[] = [];
-    const slow = prepare({ limiter: bucket(mode).limiter, onDecision: async (d: Decision) => { await Promise.resolve(); log.push(`reported ${d.allowed}`); } });
+    const slow = prepare({
+      limiter: bucket(mode).limiter,
+      onDecision: async (d: Decision) => {
+        await Promise.resolve();
+        log.push(`reported ${d.allowed}`);
+      },
+    });
     const answer = slow.decide(req, '1.2.3.4');
     expect(answer).toBeInstanceOf(Promise);
     log.push(`answered ${((await answer) as Decision).allowed}`);

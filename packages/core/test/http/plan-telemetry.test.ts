@@ -56,7 +56,11 @@ describe('plan telemetry', () => {
   });
 
   it('answers the same decision when the observer throws', async () => {
-    const telemetry = { decided: () => { throw new Error('observer broke'); } };
+    const telemetry = {
+      decided: () => {
+        throw new Error('observer broke');
+      },
+    };
     const plan = prepareRateLimit('rateLimit', { limiter: bucket(), telemetry });
     expect((plan.decide({}, '1.2.3.4') as Decision).remaining).toBe(1);
     const remote = prepareRateLimit('rateLimit', { limiter: asyncOf(bucket()), telemetry });

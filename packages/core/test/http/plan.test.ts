@@ -44,14 +44,23 @@ describe('prepareRateLimit options', () => {
   });
 
   it.each(['key', 'cost', 'skip', 'onDecision'])('requires %s to be a function', (hook) => {
-    for (const [value, shown] of [['ip', '"ip"'], [true, 'true'], [{}, 'an object'], [null, 'null']] as const) {
+    for (const [value, shown] of [
+      ['ip', '"ip"'],
+      [true, 'true'],
+      [{}, 'an object'],
+      [null, 'null'],
+    ] as const) {
       expect(() => prepare({ [hook]: value })).toThrowError(new TypeError(`rateLimit: ${hook} must be a function, got ${shown}`));
     }
   });
 
   it('checks headers, ipv6Subnet, missingIp and shadow', () => {
     for (const headers of ['draft-10', 'legacy', 'both', false]) expect(() => prepare({ headers })).not.toThrow();
-    for (const [headers, shown] of [['draft-7', '"draft-7"'], [true, 'true'], [null, 'null']] as const) {
+    for (const [headers, shown] of [
+      ['draft-7', '"draft-7"'],
+      [true, 'true'],
+      [null, 'null'],
+    ] as const) {
       expect(() => prepare({ headers })).toThrowError(new TypeError(`rateLimit: headers must be 'draft-10', 'legacy', 'both' or false, got ${shown}`));
     }
     expect(() => prepare({ ipv6Subnet: 70 })).toThrowError(new RangeError('rateLimit: ipv6Subnet must be an integer from 32 to 64, got 70'));
@@ -73,7 +82,11 @@ describe('decide: the key', () => {
     prepare({ limiter }).decide(req, '::ffff:1.2.3.4');
     prepare({ limiter, ipv6Subnet: 64 }).decide(req, '2001:db8:0:1:2::3');
     prepare({ limiter }).decide(req, '2001:db8:0:1:2::3');
-    expect(calls).toEqual([['1.2.3.4', 1], ['2001:db8:0:1::/64', 1], ['2001:db8:0:0::/56', 1]]);
+    expect(calls).toEqual([
+      ['1.2.3.4', 1],
+      ['2001:db8:0:1::/64', 1],
+      ['2001:db8:0:0::/56', 1],
+    ]);
   });
 
   it('counts under key(req) when given, whatever the IP', () => {
@@ -105,11 +118,14 @@ describe('decide: the key', () => {
     expect(calls).toEqual([]);
   });
 
-  it.each(junk.map((ip) => [ip === undefined ? 'undefined' : JSON.stringify(ip.slice(0, 20)), ip]))("lets a request whose IP is %s through uncounted with missingIp 'skip'", (_, ip) => {
-    const { limiter, calls } = bucket();
-    expect(prepare({ limiter, missingIp: 'skip' }).decide(req, ip)).toBeUndefined();
-    expect(calls).toEqual([]);
-  });
+  it.each(junk.map((ip) => [ip === undefined ? 'undefined' : JSON.stringify(ip.slice(0, 20)), ip]))(
+    "lets a request whose IP is %s through uncounted with missingIp 'skip'",
+    (_, ip) => {
+      const { limiter, calls } = bucket();
+      expect(prepare({ limiter, missingIp: 'skip' }).decide(req, ip)).toBeUndefined();
+      expect(calls).toEqual([]);
+    },
+  );
 
   /** noSharedBucket: a request with an IP ipKey refuses never reaches the limiter, under either policy. */
   const noSharedBucket = (wrap: (p: ReturnType<typeof prepare>) => ReturnType<typeof prepare>) =>
@@ -126,7 +142,10 @@ describe('decide: the key', () => {
     });
 
   it('never lets a request without a usable IP reach the limiter', () => {
-    fc.assert(noSharedBucket((p) => p), { numRuns: 2000 });
+    fc.assert(
+      noSharedBucket((p) => p),
+      { numRuns: 2000 },
+    );
   });
 
   it('catches a plan that counts such requests in one shared bucket (mutant)', () => {
@@ -195,6 +214,9 @@ describe('decide: skip, cost, shadow', () => {
     const plan = prepare({ limiter: bucket(1).limiter });
     const { headers, set } = recorder();
     plan.writeHeaders(headers, set, plan.decide(req, '1.2.3.4') as Decision);
-    expect(headers).toEqual([['RateLimit-Policy', '"tb-1-1";q=1;w=1'], ['RateLimit', '"tb-1-1";r=0;t=1']]);
+    expect(headers).toEqual([
+      ['RateLimit-Policy', '"tb-1-1";q=1;w=1'],
+      ['RateLimit', '"tb-1-1";r=0;t=1'],
+    ]);
   });
 });

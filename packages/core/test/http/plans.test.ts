@@ -23,7 +23,10 @@ describe('plans at creation', () => {
     [{ plans: { free: 100 }, plan: () => 'free' }, new TypeError('rateLimit: plans.free must be a ratekeeper RateLimiter, got 100')],
     [{ plans: { free }, plan: () => 'free', limit: 5 }, new TypeError('rateLimit: give either plans or limiter/algorithm options, not both (got plans and limit)')],
     [{ plans: { free }, plan: () => 'free', limiter: free }, new TypeError('rateLimit: give either plans or limiter/algorithm options, not both (got plans and limiter)')],
-    [{ plans: { free, pro: new CompositeLimiter([free, perMinute(9, 'x')]) }, plan: () => 'free' }, new TypeError('rateLimit: plans.pro shares a limiter with another plan; give each plan its own limiters')],
+    [
+      { plans: { free, pro: new CompositeLimiter([free, perMinute(9, 'x')]) }, plan: () => 'free' },
+      new TypeError('rateLimit: plans.pro shares a limiter with another plan; give each plan its own limiters'),
+    ],
   ])('refuses %o', (options, error) => {
     expect(() => prepare(options)).toThrowError(error);
   });

@@ -69,8 +69,16 @@ describe('limitedResponse', () => {
 
   it('names the members whose own peek denies, for any composite and history', () => {
     const member = fc.oneof(
-      fc.record({ capacity: fc.integer({ min: 1, max: 5 }), refill: fc.constantFrom(0.5, 1, 3) }).map(({ capacity, refill }) => (clock: ManualClock, name: string) => new TokenBucketLimiter({ capacity, refillPerSecond: refill, name, clock })),
-      fc.record({ limit: fc.integer({ min: 1, max: 5 }), windowMs: fc.constantFrom(700, 1000, 5000) }).map(({ limit, windowMs }) => (clock: ManualClock, name: string) => new SlidingWindowLimiter({ limit, windowMs, name, clock })),
+      fc.record({ capacity: fc.integer({ min: 1, max: 5 }), refill: fc.constantFrom(0.5, 1, 3) }).map(
+        ({ capacity, refill }) =>
+          (clock: ManualClock, name: string) =>
+            new TokenBucketLimiter({ capacity, refillPerSecond: refill, name, clock }),
+      ),
+      fc.record({ limit: fc.integer({ min: 1, max: 5 }), windowMs: fc.constantFrom(700, 1000, 5000) }).map(
+        ({ limit, windowMs }) =>
+          (clock: ManualClock, name: string) =>
+            new SlidingWindowLimiter({ limit, windowMs, name, clock }),
+      ),
     );
     const moves = fc.array(fc.record({ dt: fc.nat(1500), cost: fc.integer({ min: 1, max: 6 }) }), { minLength: 1, maxLength: 30 });
     fc.assert(

@@ -31,9 +31,26 @@ describe('proxyFinding', () => {
   });
 
   it.each([
-    ['10.255.0.1', true], ['172.16.0.1', true], ['172.31.255.255', true], ['172.32.0.1', false], ['192.168.1.1', true], ['127.8.8.8', true],
-    ['169.254.1.1', true], ['100.64.0.1', true], ['100.128.0.1', false], ['8.8.8.8', false], ['::1', true], ['::', false], ['fc00::1', true],
-    ['fe80::1%eth0', true], ['febf::1', true], ['fec0::1', false], ['2001:db8::1', false], ['::ffff:10.0.0.1', true], ['::ffff:8.8.8.8', false], ['junk', false],
+    ['10.255.0.1', true],
+    ['172.16.0.1', true],
+    ['172.31.255.255', true],
+    ['172.32.0.1', false],
+    ['192.168.1.1', true],
+    ['127.8.8.8', true],
+    ['169.254.1.1', true],
+    ['100.64.0.1', true],
+    ['100.128.0.1', false],
+    ['8.8.8.8', false],
+    ['::1', true],
+    ['::', false],
+    ['fc00::1', true],
+    ['fe80::1%eth0', true],
+    ['febf::1', true],
+    ['fec0::1', false],
+    ['2001:db8::1', false],
+    ['::ffff:10.0.0.1', true],
+    ['::ffff:8.8.8.8', false],
+    ['junk', false],
   ] as const)('isInternalAddress(%s) is %s', (ip, want) => {
     expect(isInternalAddress(ip)).toBe(want);
   });
@@ -80,7 +97,12 @@ describe('ProxyWarning', () => {
   it('emits each finding once per process, across plans, and the check catches a once-per-plan mutant', async () => {
     expect(await acrossPlans(() => new ProxyWarning('rateLimit', SETTING, true))).toEqual(['RATEKEEPER_TRUST_PROXY_OFF', 'RATEKEEPER_TRUST_PROXY_OPEN']);
     warnings.length = 0;
-    expect(await acrossPlans(() => new PerPlanProxyWarning())).toEqual(['RATEKEEPER_TRUST_PROXY_OFF', 'RATEKEEPER_TRUST_PROXY_OFF', 'RATEKEEPER_TRUST_PROXY_OPEN', 'RATEKEEPER_TRUST_PROXY_OPEN']);
+    expect(await acrossPlans(() => new PerPlanProxyWarning())).toEqual([
+      'RATEKEEPER_TRUST_PROXY_OFF',
+      'RATEKEEPER_TRUST_PROXY_OFF',
+      'RATEKEEPER_TRUST_PROXY_OPEN',
+      'RATEKEEPER_TRUST_PROXY_OPEN',
+    ]);
   });
 
   it('never warns for a sound setup, and the check catches a mutant that ignores the peer', async () => {

@@ -115,9 +115,12 @@ describe('chooseLimiter refusals', () => {
     expect(() => choose({ algorithm })).toThrowError(new TypeError(`rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window' or 'sliding-log', got ${shown}`));
   });
 
-  it.each(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'])('refuses %s: null rather than reading it as the default', (option) => {
-    expect(() => choose({ [option]: null })).toThrowError(new TypeError(`rateLimit: ${option} must not be null (leave it out for the default)`));
-  });
+  it.each(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'])(
+    'refuses %s: null rather than reading it as the default',
+    (option) => {
+      expect(() => choose({ [option]: null })).toThrowError(new TypeError(`rateLimit: ${option} must not be null (leave it out for the default)`));
+    },
+  );
 
   it.each([
     [{}, 'an object'],

@@ -52,7 +52,13 @@ export interface FieldRow {
 }
 
 /** runFields consumes one row at a time and compares the fields each decision gives, reporting every mismatch. */
-export function runFields(limiter: RateLimiter<'sync'>, clock: ManualClock, origin: number, rows: readonly FieldRow[], fields: (d: Decision) => Omit<FieldRow, 'at' | 'cost'>): Decision[] {
+export function runFields(
+  limiter: RateLimiter<'sync'>,
+  clock: ManualClock,
+  origin: number,
+  rows: readonly FieldRow[],
+  fields: (d: Decision) => Omit<FieldRow, 'at' | 'cost'>,
+): Decision[] {
   const failures: string[] = [];
   const decisions = rows.map((row, i) => {
     clock.set(origin + row.at);

@@ -24,6 +24,9 @@ describe('fractional refill at epoch-scale instants', () => {
     const t0 = 1_577_836_800_000;
     const clock = new ManualClock(t0);
     const limiter = new TokenBucketLimiter({ capacity: 4, refillPerSecond: 7, clock });
-    runTable(limiter, clock, t0, [{ at: 0, allowed: true, remaining: 3 }, { at: 10_000, cost: 4, allowed: true, remaining: 0 }]);
+    runTable(limiter, clock, t0, [
+      { at: 0, allowed: true, remaining: 3 },
+      { at: 10_000, cost: 4, allowed: true, remaining: 0 },
+    ]);
   });
 });

@@ -8,14 +8,9 @@ import fc from 'fast-check';
 import { type Case, type Target, composite, fixedWindowCase, single, slidingLogCase, slidingWindowCase, tokenBucketCase } from './subjects.js';
 
 /** Fractional and awkward rates on purpose (1/3 and 0.769… have no exact binary interval), and the extremes. */
-const refillRate = fc.oneof(
-  fc.constantFrom(0.5, 1 / 3, 0.7692307692307693, 2, 7, 16, 1000, 1e6, 1e-3),
-  fc.double({ min: 0.05, max: 500, noNaN: true }),
-);
+const refillRate = fc.oneof(fc.constantFrom(0.5, 1 / 3, 0.7692307692307693, 2, 7, 16, 1000, 1e6, 1e-3), fc.double({ min: 0.05, max: 500, noNaN: true }));
 
-export const tokenBucketCases = fc
-  .record({ capacity: fc.integer({ min: 1, max: 12 }), refill: refillRate })
-  .map(({ capacity, refill }) => tokenBucketCase(capacity, refill));
+export const tokenBucketCases = fc.record({ capacity: fc.integer({ min: 1, max: 12 }), refill: refillRate }).map(({ capacity, refill }) => tokenBucketCase(capacity, refill));
 
 const windowMs = fc.oneof(fc.constantFrom(1000, 60_000, 7, 1), fc.integer({ min: 2, max: 5000 }));
 const windowShape = fc.record({ limit: fc.integer({ min: 1, max: 10 }), windowMs });
@@ -53,10 +48,7 @@ export function clockStep(scaleMs: number): fc.Arbitrary<number> {
 }
 
 export function costFor(limit: number, oversize: boolean): fc.Arbitrary<number> {
-  return fc.oneof(
-    { arbitrary: fc.constant(1), weight: 3 },
-    { arbitrary: fc.integer({ min: 1, max: oversize ? limit + 2 : limit }), weight: 1 },
-  );
+  return fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: oversize ? limit + 2 : limit }), weight: 1 });
 }
 
 /** Any target: one limiter of each algorithm, or a composite of two or three of them. */

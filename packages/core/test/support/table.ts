@@ -45,5 +45,7 @@ export function runTable(limiter: RateLimiter<'sync'>, clock: ManualClock, origi
 }
 
 function show(fields: Record<string, unknown>): string {
-  return `{ ${Object.entries(fields).map(([k, v]) => `${k}: ${String(v)}`).join(', ')} }`;
+  return `{ ${Object.entries(fields)
+    .map(([k, v]) => `${k}: ${String(v)}`)
+    .join(', ')} }`;
 }

@@ -15,7 +15,11 @@ export const fireAndForget = fastifyPlugin(
     fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => {
       const outcome = limit.plan.decide(request, request.ip);
       next();
-      if (outcome instanceof Promise) outcome.then((d) => d != null && finish(limit, request, reply, () => undefined, d), () => undefined);
+      if (outcome instanceof Promise)
+        outcome.then(
+          (d) => d != null && finish(limit, request, reply, () => undefined, d),
+          () => undefined,
+        );
     });
     done();
   },

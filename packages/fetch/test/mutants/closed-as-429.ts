@@ -7,8 +7,11 @@ import { rateLimit } from '../../src/index.js';
 
 export function closedAs429(options: FetchRateLimitOptions): FetchRateLimit {
   const real = rateLimit(options);
-  return Object.assign(async function rateLimitMutant(request: Request, client?: ClientAddress) {
-    const limited = await real(request, client);
-    return limited === undefined ? undefined : new Response(limited.body, { status: 429, headers: limited.headers });
-  }, { decision: real.decision, headers: real.headers, writeHeaders: real.writeHeaders, wrap: real.wrap });
+  return Object.assign(
+    async function rateLimitMutant(request: Request, client?: ClientAddress) {
+      const limited = await real(request, client);
+      return limited === undefined ? undefined : new Response(limited.body, { status: 429, headers: limited.headers });
+    },
+    { decision: real.decision, headers: real.headers, writeHeaders: real.writeHeaders, wrap: real.wrap },
+  );
 }

@@ -8,9 +8,12 @@ import { rateLimit } from '../../src/index.js';
 
 export function errorsOnAbort(options: FetchRateLimitOptions): FetchRateLimit {
   const real = rateLimit(options);
-  return Object.assign(async function rateLimitMutant(request: Request, client?: ClientAddress) {
-    const limited = await real(request, client);
-    if (request.signal.aborted) throw new Error('client closed the connection');
-    return limited;
-  }, { decision: real.decision, headers: real.headers, writeHeaders: real.writeHeaders, wrap: real.wrap });
+  return Object.assign(
+    async function rateLimitMutant(request: Request, client?: ClientAddress) {
+      const limited = await real(request, client);
+      if (request.signal.aborted) throw new Error('client closed the connection');
+      return limited;
+    },
+    { decision: real.decision, headers: real.headers, writeHeaders: real.writeHeaders, wrap: real.wrap },
+  );
 }

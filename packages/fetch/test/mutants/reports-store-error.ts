@@ -9,12 +9,15 @@ import { rateLimit } from '../../src/index.js';
 export function reportsStoreError(options: FetchRateLimitOptions): FetchRateLimit {
   const real = rateLimit(options);
   const limiter = options.limiter!;
-  return Object.assign(async function rateLimitMutant(request: Request, client?: ClientAddress) {
-    try {
-      await limiter.consume(ipKey(client?.ip) ?? 'unknown');
-    } catch (error) {
-      return Response.json({ error: 'rate limiter unavailable', reason: String(error) }, { status: 500 });
-    }
-    return undefined;
-  }, { decision: real.decision, headers: real.headers, writeHeaders: real.writeHeaders, wrap: real.wrap });
+  return Object.assign(
+    async function rateLimitMutant(request: Request, client?: ClientAddress) {
+      try {
+        await limiter.consume(ipKey(client?.ip) ?? 'unknown');
+      } catch (error) {
+        return Response.json({ error: 'rate limiter unavailable', reason: String(error) }, { status: 500 });
+      }
+      return undefined;
+    },
+    { decision: real.decision, headers: real.headers, writeHeaders: real.writeHeaders, wrap: real.wrap },
+  );
 }

@@ -8,7 +8,10 @@ import { rateLimit } from '../../src/index.js';
 
 export function sharedBucketWithoutIp(options: FetchRateLimitOptions): FetchRateLimit {
   const real = rateLimit(options);
-  return Object.assign(async function rateLimitMutant(request: Request, client?: ClientAddress) {
-    return real(request, { ip: client?.ip || '0.0.0.0' });
-  }, { decision: real.decision, headers: real.headers, writeHeaders: real.writeHeaders, wrap: real.wrap });
+  return Object.assign(
+    async function rateLimitMutant(request: Request, client?: ClientAddress) {
+      return real(request, { ip: client?.ip || '0.0.0.0' });
+    },
+    { decision: real.decision, headers: real.headers, writeHeaders: real.writeHeaders, wrap: real.wrap },
+  );
 }

@@ -8,7 +8,9 @@
 import { scriptBySha } from '../../dist/esm/lua/scripts.js';
 
 const snapshot = (source) =>
-  source.replace('local out = {}', "local out = {}\nlocal snap = {}\nfor j = 1, #KEYS do snap[j] = redis.call('GET', KEYS[j]) end").replace("pcall(step, redis.call('GET', KEYS[i])", 'pcall(step, snap[i]');
+  source
+    .replace('local out = {}', "local out = {}\nlocal snap = {}\nfor j = 1, #KEYS do snap[j] = redis.call('GET', KEYS[j]) end")
+    .replace("pcall(step, redis.call('GET', KEYS[i])", 'pcall(step, snap[i]');
 
 export function snapshotBatchClient(client) {
   return {

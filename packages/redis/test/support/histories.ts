@@ -10,17 +10,7 @@
  * next window's start). Within that, rates are fractional and awkward, clocks jump and step back (by
  * whole milliseconds: a ManualClock holds integer epoch milliseconds).
  */
-import {
-  type Clock,
-  FixedWindowLimiter,
-  type Limiter,
-  type Mode,
-  type Policy,
-  SlidingLogLimiter,
-  SlidingWindowLimiter,
-  type Store,
-  TokenBucketLimiter,
-} from '@ratekeeper/core';
+import { type Clock, FixedWindowLimiter, type Limiter, type Mode, type Policy, SlidingLogLimiter, SlidingWindowLimiter, type Store, TokenBucketLimiter } from '@ratekeeper/core';
 import fc from 'fast-check';
 
 export const MARGIN_MS = 1000;

@@ -82,7 +82,15 @@ function launch(args: readonly string[]): Promise<number> {
 export async function freePort(withBus = false): Promise<number> {
   for (;;) {
     const port = await listenOnce(0);
-    if (port < 55_000 && (!withBus || (await listenOnce(port + 10_000).then(() => true, () => false)))) return port;
+    if (
+      port < 55_000 &&
+      (!withBus ||
+        (await listenOnce(port + 10_000).then(
+          () => true,
+          () => false,
+        )))
+    )
+      return port;
   }
 }
 
