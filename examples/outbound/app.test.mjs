@@ -1,0 +1,26 @@
+// The outbound example over real HTTP: 25 calls against an API that admits 5 at once and 20 per
+// second. Fired at once, 20 get 429; through wait() (keeping 2 tokens of margin for the way there),
+// all 25 get 200, and no call leaves before its token is there: the k-th call (k ≥ 3) is sent no
+// earlier than (k − 2) × 50 ms after the start.
+import { afterEach, expect, it } from 'vitest';
+import { startApi } from './api.mjs';
+import { callAll } from './client.mjs';
+
+const LIMIT = { capacity: 5, refillPerSecond: 20 };
+let api;
+afterEach(() => api?.close());
+
+it('gets 429s when it fires the whole batch at once', async () => {
+  api = await startApi(LIMIT);
+  const { statuses } = await callAll(api.url, 25, { ...LIMIT, naive: true });
+  expect(statuses.filter((s) => s === 429).length).toBe(20);
+});
+
+it('gets zero 429s through wait, never sending a call before the limit admits it', async () => {
+  api = await startApi(LIMIT);
+  const { statuses, sentAtMs } = await callAll(api.url, 25, LIMIT);
+  expect(statuses).toEqual(Array(25).fill(200));
+  const sorted = [...sentAtMs].sort((a, b) => a - b);
+  // systemClock counts whole milliseconds: allow the 1 ms it may round the start down by.
+  sorted.forEach((at, k) => expect(at).toBeGreaterThanOrEqual(Math.max(0, (k - 2) * 50 - 1)));
+});
