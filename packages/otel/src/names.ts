@@ -21,5 +21,14 @@ export const ATTR_REMAINING = 'ratekeeper.remaining';
 /** Span only: the Retry-After wait in milliseconds (0 when allowed). */
 export const ATTR_RETRY_AFTER_MS = 'ratekeeper.retry_after_ms';
 
+/** Observable counter, unit `{batch}`: multi-call batches a RedisStore sent (observeRedisStore). */
+export const METRIC_REDIS_BATCHES = 'ratekeeper.redis.batches';
+/** Observable counter, unit `{decision}`: decisions those batches carried (÷ batches = mean batch size). */
+export const METRIC_REDIS_BATCHED = 'ratekeeper.redis.batched_decisions';
+/** Observable counter, unit `{decision}`: decisions a RedisStore answered from its deny cache. */
+export const METRIC_REDIS_DENY_CACHE_HITS = 'ratekeeper.redis.deny_cache.hits';
+/** The attribute naming the observed store (observeRedisStore's `name`). */
+export const ATTR_STORE = 'ratekeeper.store';
+
 /** The instrumentation scope's name. */
 export const SCOPE_NAME = '@ratekeeper/otel';

@@ -18,24 +18,34 @@ describe('telemetry names', () => {
         'ATTR_POLICY',
         'ATTR_REMAINING',
         'ATTR_RETRY_AFTER_MS',
+        'ATTR_STORE',
         'MAX_POLICIES',
         'METRIC_DECISIONS',
+        'METRIC_REDIS_BATCHED',
+        'METRIC_REDIS_BATCHES',
+        'METRIC_REDIS_DENY_CACHE_HITS',
         'METRIC_STORE_DURATION',
         'SCOPE_NAME',
+        'observeRedisStore',
         'otelTelemetry',
       ].sort(),
     );
-    expect({ ...otel, otelTelemetry: undefined }).toEqual({
+    expect({ ...otel, otelTelemetry: undefined, observeRedisStore: undefined }).toEqual({
       ATTR_ALGORITHM: 'ratekeeper.algorithm',
       ATTR_OUTCOME: 'ratekeeper.outcome',
       ATTR_POLICY: 'ratekeeper.policy',
       ATTR_REMAINING: 'ratekeeper.remaining',
       ATTR_RETRY_AFTER_MS: 'ratekeeper.retry_after_ms',
+      ATTR_STORE: 'ratekeeper.store',
       MAX_POLICIES: 256,
       METRIC_DECISIONS: 'ratekeeper.decisions',
+      METRIC_REDIS_BATCHED: 'ratekeeper.redis.batched_decisions',
+      METRIC_REDIS_BATCHES: 'ratekeeper.redis.batches',
+      METRIC_REDIS_DENY_CACHE_HITS: 'ratekeeper.redis.deny_cache.hits',
       METRIC_STORE_DURATION: 'ratekeeper.store.duration',
       SCOPE_NAME: '@ratekeeper/otel',
       otelTelemetry: undefined,
+      observeRedisStore: undefined,
     });
     expect(DECISION_OUTCOMES).toEqual(['allowed', 'limited', 'shadow_limited', 'failure_open', 'failure_closed', 'fallback_allowed', 'fallback_limited']);
   });
