@@ -10,6 +10,7 @@
 import { pathToFileURL } from 'node:url';
 import { flags, intFlag } from './args.mjs';
 import { ipv4Key } from './keys.mjs';
+import { settle } from './settle.mjs';
 
 const f = flags(process.argv.slice(2));
 // --core=path/to/index.js measures another build of core (an older commit's, for a before/after).
@@ -24,18 +25,6 @@ const keyOf = LENGTH === 0 ? (i) => ipv4Key(i) : (i) => flat(prefix + String(1_0
 function flat(s) {
   s.charCodeAt(0);
   return s;
-}
-
-async function settle() {
-  let last = Infinity;
-  for (let i = 0; i < 10; i++) {
-    globalThis.gc();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    const used = process.memoryUsage().heapUsed;
-    if (used >= last) break;
-    last = used;
-  }
-  return process.memoryUsage();
 }
 
 const limiter = new TokenBucketLimiter({ capacity: 1_000_000_000, refillPerSecond: 1, store: new MemoryStore() });

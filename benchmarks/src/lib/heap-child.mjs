@@ -15,6 +15,7 @@ import { flags, intFlag } from './args.mjs';
 import { contenders, operations } from './contenders.mjs';
 import { makeKeys } from './keys.mjs';
 import { checkCount, compileLoop } from './loops.mjs';
+import { settle } from './settle.mjs';
 
 const f = flags(process.argv.slice(2));
 const ID = f.contender;
@@ -23,19 +24,6 @@ const contender = contenders[ID];
 const row = operations.find((o) => o.contender === ID && o.expect === 'allowed');
 if (contender === undefined || row === undefined) throw new Error(`heap-child: unknown contender ${ID}`);
 if (typeof globalThis.gc !== 'function') throw new Error('heap-child: run with --expose-gc');
-
-/** settle runs full GCs until the heap stops shrinking (concurrent sweeping finishes between them). */
-async function settle() {
-  let last = Infinity;
-  for (let i = 0; i < 10; i++) {
-    globalThis.gc();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    const used = process.memoryUsage().heapUsed;
-    if (used >= last) break;
-    last = used;
-  }
-  return process.memoryUsage();
-}
 
 const keys = makeKeys(KEYS);
 const loop = compileLoop(row);

@@ -99,6 +99,8 @@ function samePrefix(a: Uint8Array, b: Uint8Array, length: number): boolean {
 export class IpList {
   readonly #v4 = new Trie();
   readonly #v6 = new Trie();
+  #lastIp: string | undefined;
+  #lastHas = false;
   /** size is the number of entries the list was built from. */
   readonly size: number;
 
@@ -112,9 +114,14 @@ export class IpList {
   /** has tells whether `ip` (as a framework resolved it) is in the list; a non-address never is. */
   has(ip: string | undefined | null): boolean {
     if (typeof ip !== 'string') return false;
+    // A keep-alive connection asks about the same address request after request: answer it again
+    // without parsing (the answer for a string never changes).
+    if (ip === this.#lastIp) return this.#lastHas;
     const address = parseAddress(ip.includes('%') ? ip.slice(0, ip.indexOf('%')) : ip, false);
-    if (address === undefined) return false;
-    return address.v4 ? this.#v4.has(bitsOf(address.bytes), 32) : this.#v6.has(bitsOf(address.bytes), 128);
+    const has = address !== undefined && (address.v4 ? this.#v4.has(bitsOf(address.bytes), 32) : this.#v6.has(bitsOf(address.bytes), 128));
+    this.#lastIp = ip;
+    this.#lastHas = has;
+    return has;
   }
 
   #add(entry: unknown, where: string): void {

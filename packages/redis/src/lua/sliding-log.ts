@@ -32,7 +32,10 @@ local function sl_deny(retry, remaining, reset)
   return false, remaining, retry, reset, 0, nil
 end
 
-local function sl(raw, now, cost, W, L)
+-- sl_read checks the stored log and reads it at \`now\`: its length n, its newest unit, the instant
+-- the step decides at (held at the newest unit: time going back counts as none passing), and how many
+-- of the last L units are still inside the window (a binary search: the log is sorted).
+local function sl_read(raw, now, W, L)
   local n = 0
   if raw then
     n = #raw / 8
@@ -47,7 +50,11 @@ local function sl(raw, now, cost, W, L)
     local mid = floor((lo + hi) / 2)
     if sl_entry(raw, n, L, mid) + W <= at then lo = mid + 1 else hi = mid end
   end
-  local inside = L - lo
+  return n, newest, at, L - lo
+end
+
+local function sl(raw, now, cost, W, L)
+  local n, newest, at, inside = sl_read(raw, now, W, L)
   if cost > L then return sl_deny(INF, L - inside, ceil(newest + W - now)) end
   local nth = sl_entry(raw, n, L, cost - 1)
   if nth + W > at then return sl_deny(ceil(nth + W - now), L - inside, ceil(newest + W - now)) end
@@ -59,18 +66,7 @@ end
 
 local function sl_refund(raw, now, cost, W, L)
   if not raw then return false end
-  local n = #raw / 8
-  if n < 1 or n ~= floor(n) then error({ err = CORRUPT }) end
-  local newest = sl_entry(raw, n, L, L - 1)
-  if newest ~= newest then error({ err = CORRUPT }) end
-  local at = now
-  if now < newest then at = newest end
-  local lo, hi = 0, L
-  while lo < hi do
-    local mid = floor((lo + hi) / 2)
-    if sl_entry(raw, n, L, mid) + W <= at then lo = mid + 1 else hi = mid end
-  end
-  local inside = L - lo
+  local n, _, _, inside = sl_read(raw, now, W, L)
   if inside == 0 then return false end
   local k = cost
   if inside < k then k = inside end
