@@ -24,7 +24,7 @@
  * fails only its own call (the script answers 'RKCORRUPT' in its place).
  */
 import { Failure } from './failure.js';
-import { batchScript, stride } from './lua/batch-script.js';
+import { batchScript } from './lua/batch-script.js';
 import type { Script } from './lua/scripts.js';
 import type { Outcome, Remote } from './remote.js';
 
@@ -51,7 +51,6 @@ export class Batcher {
   readonly #maxSize: number;
   readonly #slotOf: SlotOf;
   readonly #script: Script;
-  readonly #stride: number;
   readonly #queues = new Map<number, Call[]>();
   #scheduled = false;
   /** Calls and batches sent and not yet answered. */
@@ -65,7 +64,6 @@ export class Batcher {
     this.#maxSize = maxSize;
     this.#slotOf = slotOf;
     this.#script = batchScript(clientTime);
-    this.#stride = stride(clientTime);
   }
 
   /**
