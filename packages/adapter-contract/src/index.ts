@@ -16,7 +16,7 @@ export { type Resolves, ipSuite } from './ip.js';
 export { listsSuite } from './lists.js';
 export { optionsSuite } from './options.js';
 export { outcomeSuite } from './outcome.js';
-export { perCaller, perCallerSuite } from './per-caller.js';
+export { goneClientUncounted, perCaller, perCallerSuite } from './per-caller.js';
 export { proxyWarningSuite } from './proxy-warning.js';
 export { retrySuite } from './retry.js';
 export { validationSuite } from './validation.js';

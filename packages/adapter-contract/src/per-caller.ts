@@ -26,7 +26,37 @@ export async function perCaller<F>(driver: Driver<F>, factory: F): Promise<numbe
   return statuses;
 }
 
-export function perCallerSuite<F>(drivers: readonly Driver<F>[], mutant: { unawaitedKey: F }): void {
+/**
+ * goneClientUncounted: a client that closes its connection while its key is being looked up is not
+ * counted, the route does not run and nothing reaches the error path; the next client is served.
+ */
+export async function goneClientUncounted<F>(driver: Driver<F>, factory: F): Promise<void> {
+  const counted = counting(window(5, 'w'));
+  const waiting: (() => void)[] = [];
+  const key = (req: RequestView) => new Promise<string>((resolve) => waiting.push(() => resolve(req.header('x-api-key') ?? 'none')));
+  const closed: Promise<void>[] = [];
+  const before = (req: { socket: { once(event: 'close', done: () => void): unknown } }) => void closed.push(new Promise((done) => req.socket.once('close', () => done())));
+  const { server, http, errors, ran } = driver.serve({ limiter: counted.limiter, key }, { before, factory });
+  if (!server.listening) await new Promise((done) => server.once('listening', done));
+  const client = httpRequest({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/', headers: { 'x-api-key': 'gone' } });
+  client.on('error', () => {});
+  client.end();
+  while (waiting.length === 0) await new Promise(setImmediate);
+  client.destroy();
+  await closed[0];
+  waiting.shift()!();
+  for (let i = 0; i < 3; i++) await new Promise(setImmediate);
+  expect([counted.keys, errors, ran()], 'gone client: keys counted, errors, route runs').toEqual([[], [], 0]);
+  const next = http.get('/').set('X-Api-Key', 'here');
+  const answered = next.then((res) => res.status);
+  while (waiting.length === 0) await new Promise(setImmediate);
+  waiting.shift()!();
+  expect(await answered).toBe(200);
+  expect(counted.keys).toEqual(['here']);
+}
+
+/** perCallerSuite runs the checks above; `ignoresGone` (optional) is an adapter that counts gone clients. */
+export function perCallerSuite<F>(drivers: readonly Driver<F>[], mutant: { unawaitedKey: F; ignoresGone?: F }): void {
   for (const driver of drivers) {
     describe(driver.name, () => {
       it('counts each caller under the key an async lookup found', async () => {
@@ -61,29 +91,15 @@ export function perCallerSuite<F>(drivers: readonly Driver<F>[], mutant: { unawa
       });
 
       it('does not count a client that went away while its key was looked up, and raises nothing', async () => {
-        const counted = counting(window(5, 'w'));
-        const waiting: (() => void)[] = [];
-        const key = (req: RequestView) => new Promise<string>((resolve) => waiting.push(() => resolve(req.header('x-api-key') ?? 'none')));
-        const closed: Promise<void>[] = [];
-        const before = (req: { socket: { once(event: 'close', done: () => void): unknown } }) => void closed.push(new Promise((done) => req.socket.once('close', () => done())));
-        const { server, http, errors, ran } = driver.serve({ limiter: counted.limiter, key }, { before });
-        if (!server.listening) await new Promise((done) => server.once('listening', done));
-        const client = httpRequest({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/', headers: { 'x-api-key': 'gone' } });
-        client.on('error', () => {});
-        client.end();
-        while (waiting.length === 0) await new Promise(setImmediate);
-        client.destroy();
-        await closed[0];
-        waiting.shift()!();
-        for (let i = 0; i < 3; i++) await new Promise(setImmediate);
-        expect([counted.keys, errors, ran()]).toEqual([[], [], 0]);
-        const next = http.get('/').set('X-Api-Key', 'here');
-        const answered = next.then((res) => res.status);
-        while (waiting.length === 0) await new Promise(setImmediate);
-        waiting.shift()!();
-        expect(await answered).toBe(200);
-        expect(counted.keys).toEqual(['here']);
+        await goneClientUncounted(driver, driver.rateLimit);
       });
+
+      if (mutant.ignoresGone !== undefined) {
+        const ignoresGone = mutant.ignoresGone;
+        it('the same check catches an adapter that counts a client gone during the lookup (mutant)', async () => {
+          await expect(goneClientUncounted(driver, ignoresGone)).rejects.toThrow(/gone client/);
+        });
+      }
 
       it('leaves the decision, policy included, on the request for the route', async () => {
         const { http, decisions = [] } = driver.serve({ limiter: window(2, 'w'), key: tenantOf });

@@ -19,8 +19,20 @@
  * There is no framework error path here: errors thrown by `key`, `skip`, `cost`, `onDecision` or
  * `handler`, a missing address and a failed limiter (a RateLimiterError without the store's text)
  * reject the check's promise, for the runtime's own error handler (a 500) to answer.
+ *
+ * A client that went away while an async `key`, `skip`, `cost` or `plan` was being awaited (its
+ * Request's `signal` aborted, which Node's fetch servers, Bun and Deno do when the connection closes)
+ * is not counted: the check answers an empty 499 (nginx's "client closed request", for the logs;
+ * nobody receives it) and the handler does not run.
+ *
+ * `countOutcome` and `settle` (core's outcome.ts) act once the response is over: `headers` (and so
+ * `wrap`) or `finish` hand the application's Response to onFinished, which settles the charge when
+ * the runtime has read its body to the end or cancelled it. A handler that throws inside `wrap` is
+ * settled as a 500. An admitted request whose Response never reaches `headers`/`finish` stays charged
+ * as it was decided. Without either option nothing is wrapped.
  */
 import { type Decision, LimitedBodies, type RateLimitOptions, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { onFinished } from './on-finished.js';
 import { withHeaders } from './response.js';
 
 const OWNER = 'rateLimit';
@@ -48,6 +60,12 @@ export interface FetchRateLimit<Req extends object = Request> {
   decision(request: Req): Decision | undefined;
   /** Puts the request's rate-limit headers on `response`: the same Response, or a copy when its headers are immutable. */
   headers(request: Req, response: Response): Response;
+  /**
+   * Hands over the application's final Response for `countOutcome` / `settle`: returns it, or a copy
+   * whose end (body read or cancelled) settles the request's charge once. The same Response when
+   * neither option is given or the request was not counted. `headers` already does this.
+   */
+  finish(request: Req, response: Response): Response;
   /** Writes the rate-limit headers of `decision` through `set` (for frameworks with their own header API). */
   writeHeaders(decision: Decision, set: (name: string, value: string, append: boolean) => void): void;
   /** Wraps a whole handler: check, then the handler, then the headers; `ip` reads the address from the handler's arguments. */
@@ -64,11 +82,16 @@ const onHeaders = (headers: Headers, name: string, value: string, append: boolea
   else headers.set(name, value);
 };
 
-/** rateLimit validates `options` at once and returns the check. */
-export function rateLimit<Req extends object = Request>(options?: FetchRateLimitOptions<Req>): FetchRateLimit<Req> {
-  const plan = prepareRateLimit<Req>(OWNER, options, ['handler']);
-  // countOutcome and settle act when a Node response closes; a fetch Response has no such moment here.
-  if (plan.watch !== undefined) throw new TypeError(`${OWNER}: countOutcome and settle are not supported by the fetch adapter (they need a Node response)`);
+/**
+ * rateLimit validates `options` at once and returns the check. `raw` is for adapters built on this one
+ * whose request object is not the Request (Hono's Context): it finds the Request, whose `signal` tells
+ * a client gone during an async lookup. Default: the request itself.
+ */
+export function rateLimit<Req extends object = Request>(options?: FetchRateLimitOptions<Req>, raw?: (request: Req) => Request): FetchRateLimit<Req> {
+  const requestOf = raw ?? ((request: Req) => request as unknown as Request);
+  const gone = (request: Req): boolean => requestOf(request).signal?.aborted === true;
+  const plan = prepareRateLimit<Req>(OWNER, options, ['handler'], { gone });
+  const claim = plan.claim;
   const bodies = new LimitedBodies(plan.limiter.policies);
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
@@ -91,22 +114,31 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
     const outcome = plan.decide(request, client?.ip ?? undefined);
     if (outcome === undefined) return undefined;
     const decision = outcome instanceof Promise ? await outcome : outcome;
-    // An async skip resolves to undefined (pass on, uncounted); null (a client gone) needs no adapter here.
-    if (decision == null) return undefined;
+    // An async skip resolves to undefined (pass on, uncounted); null: the client is gone, uncounted.
+    if (decision === undefined) return undefined;
+    if (decision === null) return new Response(null, { status: 499 });
     if (plan.blocks(decision)) return answer(request, decision);
     decided.set(request, decision);
     return undefined;
   };
 
+  const finish = (request: Req, response: Response): Response => {
+    const decision = claim === undefined ? undefined : decided.get(request);
+    const settle = decision === undefined ? undefined : claim!(request, decision);
+    return settle === undefined ? response : onFinished(response, settle);
+  };
+
   const headers = (request: Req, response: Response): Response => {
     const decision = decided.get(request);
     if (decision === undefined) return response;
-    return withHeaders(response, (h) => plan.writeHeaders(h, onHeaders, decision));
+    const written = withHeaders(response, (h) => plan.writeHeaders(h, onHeaders, decision));
+    return claim === undefined ? written : finish(request, written);
   };
 
   return Object.assign(check, {
     decision: (request: Req) => decided.get(request),
     headers,
+    finish,
     writeHeaders: (decision: Decision, set: Setter) => plan.writeHeaders(set, through, decision),
     wrap<A extends unknown[]>(inner: (request: Req, ...rest: A) => Response | Promise<Response>, ip: (request: Req, ...rest: A) => string | null | undefined) {
       if (typeof inner !== 'function') throw new TypeError(`${OWNER}: wrap(handler, ip): handler must be a function, got ${describeValue(inner)}`);
@@ -114,7 +146,15 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
       return async function rateLimited(request: Req, ...rest: A): Promise<Response> {
         const limited = await check(request, { ip: ip(request, ...rest) });
         if (limited !== undefined) return limited;
-        return headers(request, await inner(request, ...rest));
+        if (claim === undefined) return headers(request, await inner(request, ...rest));
+        let response: Response;
+        try {
+          response = await inner(request, ...rest);
+        } catch (error) {
+          finish(request, new Response(null, { status: 500 })); // the runtime answers a throw with a 500
+          throw error;
+        }
+        return headers(request, response);
       };
     },
   });

@@ -7,12 +7,14 @@
  *
  * The client address is what the caller passes: the socket's address, or with `proxy: true` the last
  * X-Forwarded-For hop (what one trusted reverse proxy appends), or with `proxy: { hops: n }` the n-th
- * hop from the right. The contract's callbacks see a RequestView of the Request.
+ * hop from the right. The contract's callbacks see a RequestView of the Request. GET / answers
+ * through `limit.headers`, so countOutcome and settle see its end.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Answer, ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
 import { listen } from '@ratekeeper/adapter-contract';
+import type { Decision } from '@ratekeeper/core';
 import { type FetchRateLimit, type FetchRateLimitOptions, rateLimit } from '../src/index.js';
 
 export type Factory = (options: FetchRateLimitOptions) => FetchRateLimit;
@@ -20,6 +22,13 @@ export type Factory = (options: FetchRateLimitOptions) => FetchRateLimit;
 export const view = (request: Request): RequestView => {
   const url = new URL(request.url);
   return { header: (name) => request.headers.get(name) ?? undefined, query: (name) => url.searchParams.get(name) ?? undefined, path: url.pathname };
+};
+
+/** route is the contract's GET /: 'ok', or with `?status=N` that status, with `?bytes=N` a body of N bytes (no Content-Length header: the runtime's count). */
+export const route = (request: Request): Response => {
+  const query = new URL(request.url).searchParams;
+  const bytes = query.get('bytes');
+  return new Response(bytes === null ? 'ok' : 'x'.repeat(Number(bytes)), { status: Number(query.get('status') ?? 200) });
 };
 
 const json = (answer: Answer) => Response.json(answer.body, { status: answer.status });
@@ -73,6 +82,7 @@ export const driver: Driver<Factory> = {
     const limit = (setup.factory ?? rateLimit)(translate(options));
     const errors: unknown[] = [];
     const ips: (string | undefined)[] = [];
+    const decisions: (Decision | undefined)[] = [];
     let ran = 0;
     const served = serveFetch(async (request, env) => {
       setup.before?.(env.incoming, (env as unknown as { outgoing: never }).outgoing);
@@ -82,13 +92,14 @@ export const driver: Driver<Factory> = {
         if (limited !== undefined) return limited;
         ran++;
         ips.push(ip);
-        return limit.headers(request, new Response('ok'));
+        decisions.push(limit.decision(request));
+        return limit.headers(request, route(request));
       } catch (error) {
         errors.push(error);
         return internalError();
       }
     });
-    return { ...served, errors, ips, ran: () => ran };
+    return { ...served, errors, ips, decisions, ran: () => ran };
   },
   serveRoutes(mounts) {
     const app = rateLimit(translate(mounts.app));

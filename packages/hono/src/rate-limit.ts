@@ -15,6 +15,12 @@
  * Errors thrown by `key`, `skip`, `cost`, `onDecision`, `ip`, `getConnInfo` or `handler`, a missing
  * address and a failed limiter (a RateLimiterError without the store's text) are thrown from the
  * middleware, so Hono's error handler (`app.onError`; default: a plain 500) answers them.
+ *
+ * A client gone while an async hook was awaited (`c.req.raw.signal` aborted) is not counted and the
+ * route does not run (@ratekeeper/fetch answers an empty 499 nobody receives). With `countOutcome` or
+ * `settle`, `c.res` after `next()` (the route's answer, or app.onError's for an error it threw) is
+ * handed to @ratekeeper/fetch's onFinished: the charge is settled once its body has been read to the
+ * end or cancelled.
  */
 import type { Decision, RateLimitOptions } from '@ratekeeper/core';
 import { describeValue } from '@ratekeeper/core';
@@ -42,7 +48,7 @@ export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>
     throw new TypeError(`${OWNER}: options must be an object, got ${describeValue(options)}`);
   }
   const { getConnInfo, ip, ...rest } = options ?? {};
-  const limit = fetchRateLimit<Context<E>>(rest);
+  const limit = fetchRateLimit<Context<E>>(rest, (c) => c.req.raw);
   const address = addressOf<E>(getConnInfo, ip, rest.key !== undefined);
 
   return async function rateLimit(c, next) {
@@ -61,6 +67,8 @@ export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>
       c.res = new Response(c.res.body, c.res); // immutable headers (a fetch() or redirect Response): copy
       limit.writeHeaders(decision, outermostFirst(c.res.headers));
     }
+    const finished = limit.finish(context, c.res);
+    if (finished !== c.res) c.res = finished;
   };
 }
 

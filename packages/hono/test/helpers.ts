@@ -11,6 +11,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Answer, ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
 import { listen } from '@ratekeeper/adapter-contract';
+import type { Decision } from '@ratekeeper/core';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { type HonoRateLimitOptions, rateLimit } from '../src/index.js';
 
@@ -55,6 +56,12 @@ export function translate(options: ContractOptions, proxy?: unknown): HonoRateLi
   };
 }
 
+/** route is the contract's GET /: 'ok', or with `?status=N` that status, with `?bytes=N` a body of N bytes (no Content-Length header). */
+export const route = (c: Context): Response => {
+  const bytes = c.req.query('bytes');
+  return c.body(bytes === undefined ? 'ok' : 'x'.repeat(Number(bytes)), Number(c.req.query('status') ?? 200) as 200);
+};
+
 /** serve listens with a Hono app on loopback, closed after the test. */
 export const serveApp = (app: Hono) => listen({ listen: (port, host) => (createAdaptorServer({ fetch: app.fetch }) as Server).listen(port, host) });
 
@@ -68,14 +75,20 @@ export const driver: Driver<Factory> = {
     const app = new Hono<{ Bindings: { incoming: never; outgoing: never } }>();
     const errors: unknown[] = [];
     const ips: (string | undefined)[] = [];
+    const decisions: (Decision | undefined)[] = [];
     let ran = 0;
     app.onError((error, c) => (errors.push(error), c.text('Internal Server Error', 500)));
     const { before } = setup;
     if (before !== undefined) app.use(async (c, next) => (before(c.env.incoming, c.env.outgoing), next()));
     const address = source(setup.proxy);
     app.use((setup.factory ?? rateLimit)(translate(options, setup.proxy)));
-    app.get('/', (c) => (ran++, ips.push(address.ip?.(c as unknown as Context) ?? getConnInfo(c as unknown as Context).remote.address), c.text('ok')));
-    return { ...serveApp(app as unknown as Hono), errors, ips, ran: () => ran };
+    app.get('/', (c) => {
+      ran++;
+      ips.push(address.ip?.(c as unknown as Context) ?? getConnInfo(c as unknown as Context).remote.address);
+      decisions.push(c.var.rateLimit);
+      return route(c as unknown as Context);
+    });
+    return { ...serveApp(app as unknown as Hono), errors, ips, decisions, ran: () => ran };
   },
   serveRoutes(mounts) {
     const app = new Hono();

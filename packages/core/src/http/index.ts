@@ -9,4 +9,4 @@ export { MissingIpError, RateLimiterError } from './errors.js';
 export { decisionProblem } from './decision-check.js';
 export { PROXY_WARNING_CODES, type ProxyFinding, type ProxySetting, ProxyWarning, hasForwardingHeader, isInternalAddress, proxyFinding } from './proxy-check.js';
 export { type LimitedBody, LimitedBodies, MAX_ENTRIES as MAX_LIMITED_BODIES } from './limited-bodies.js';
-export type { Finished, NodeResponse } from './outcome.js';
+export type { Claim, Finished, NodeResponse, Settle } from './outcome.js';

@@ -11,9 +11,11 @@
  *   the key has left (a denial records nothing, so the key is then drained to empty instead), never
  *   more. Charge the likely maximum up front when callers must not overrun.
  *
- * Both run once per admitted request, on the response's 'close' event: Node emits it exactly once,
- * after 'finish' for a completed response and alone for an aborted one, so listening to it alone
- * can never settle twice. A denied request was charged nothing and is not watched. A hook that
+ * Both run once per admitted request, when its response is over. On Node that is the response's
+ * 'close' event (watch): Node emits it exactly once, after 'finish' for a completed response and
+ * alone for an aborted one, so listening to it alone can never settle twice. Adapters over Web
+ * Responses claim the charge and call its Settle themselves (@ratekeeper/fetch's onFinished: the body
+ * read to its end, or cancelled); a Settle acts on its first call only. A denied request was charged nothing and is not watched. A hook that
  * throws or rejects after the response cannot reach any error path: it becomes a process warning.
  * Nothing here runs, or allocates, unless one of the two options is given.
  */
@@ -55,20 +57,41 @@ export interface AfterHooks<Req> {
 /** Watch: the adapter hands over an admitted request's raw response; the charge is settled when it closes. */
 export type Watch<Req> = (req: Req, res: NodeResponse, decision: Decision) => void;
 
-/** watcher builds the plan's watch over the charges decide recorded, or undefined when no hook is given. */
-export function watcher<Req>(owner: string, hooks: AfterHooks<Req>, charges: WeakMap<object, Charge>): Watch<Req> | undefined {
+/** Settle applies a finished response's outcome to the charge it was claimed for; it acts on its first call only. */
+export type Settle = (outcome: Finished) => void;
+
+/**
+ * Claim takes the charge decide recorded for an admitted request and returns its Settle, for the
+ * adapter to call once the response is over; undefined when there is nothing to settle (the request
+ * was denied, skipped, or already claimed). Adapters without a Node response (fetch, Hono) use it.
+ */
+export type Claim<Req> = (req: Req, decision: Decision) => Settle | undefined;
+
+/** claimer builds the plan's claim over the charges decide recorded, or undefined when no hook is given. */
+export function claimer<Req>(owner: string, hooks: AfterHooks<Req>, charges: WeakMap<object, Charge>): Claim<Req> | undefined {
   const { countOutcome, settle } = hooks;
   if (countOutcome === undefined && settle === undefined) return undefined;
   const warn = (error: unknown) =>
     process.emitWarning(`${owner}: countOutcome or settle failed after the response: ${String(error)}`, { type: 'RatekeeperWarning', code: 'RATEKEEPER_SETTLE_FAILED' });
-  return function watch(req, res, decision) {
+  return function claim(req, decision) {
     const charge = charges.get(req as object);
-    if (charge === undefined || !decision.allowed) return;
+    if (charge === undefined || !decision.allowed) return undefined;
     charges.delete(req as object);
-    res.once('close', () => {
-      const outcome = finished(res);
+    let settled = false;
+    return function settleCharge(outcome) {
+      if (settled) return;
+      settled = true;
       adjust(owner, charge, outcome, req, hooks).then(undefined, warn);
-    });
+    };
+  };
+}
+
+/** watcher builds the Node adapters' watch over `claim`: the charge is settled on the response's one 'close'. */
+export function watcher<Req>(claim: Claim<Req> | undefined): Watch<Req> | undefined {
+  if (claim === undefined) return undefined;
+  return function watch(req, res, decision) {
+    const settle = claim(req, decision);
+    if (settle !== undefined) res.once('close', () => settle(finished(res)));
   };
 }
 

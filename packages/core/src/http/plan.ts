@@ -19,7 +19,9 @@
  * client even through a framework's development error page.
  * `plans` + `plan` choose one of several prebuilt limiters per request (plans.ts). `countOutcome` and
  * `settle` adjust an admitted request's charge once its response is over (outcome.ts): the adapter
- * hands the raw response to `watch`, which is undefined (and nothing is recorded) when both are off.
+ * hands the raw response to `watch` (Node) or calls `claim` and
+ * settles with the outcome itself (Web Responses); both are undefined (and nothing is recorded) when
+ * both hooks are off.
  * `shadow: true` decides, writes headers and reports, but never blocks.
  * `watchProxy` gives the adapter the once-per-process trust-proxy check (proxy-check.ts).
  */
@@ -33,7 +35,7 @@ import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, writeHeaders } f
 import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet } from './ip.js';
 import { IpList } from './ip-list.js';
 import type { LimitedBody } from './limited-bodies.js';
-import { type Charge, type Finished, type Watch, watcher } from './outcome.js';
+import { type Charge, type Claim, type Finished, type Watch, claimer, watcher } from './outcome.js';
 import { type Plans, limited, preparePlans } from './plans.js';
 import { ProxyWarning, type ProxySetting } from './proxy-check.js';
 import { type LimiterChoice, chooseLimiter } from './shorthand.js';
@@ -100,8 +102,14 @@ export interface RateLimitPlan<Req> {
   writeHeaders<Res>(res: Res, set: HeaderSetter<Res>, decision: Decision): void;
   /** body is the default limited response for a denial, as precomputed bytes. */
   body(decision: Decision): LimitedBody;
-  /** watch settles an admitted request's charge when its response closes; undefined unless countOutcome or settle is given. */
+  /** watch settles an admitted request's charge when its Node response closes; undefined unless countOutcome or settle is given. */
   readonly watch: Watch<Req> | undefined;
+  /**
+   * claim takes an admitted request's charge and returns the function that settles it with the
+   * response's outcome (for responses that are not Node's: fetch, Hono); undefined unless
+   * countOutcome or settle is given.
+   */
+  readonly claim: Claim<Req> | undefined;
   /**
    * watchProxy returns the trust-proxy check for this plan, described in the framework's own terms;
    * its `pending` is always false with proxyWarning: false or a `key` function.
@@ -192,6 +200,7 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
     charges,
   };
 
+  const claim = charges === undefined ? undefined : claimer(owner, after, charges);
   return {
     limiter,
     limiters: all,
@@ -203,7 +212,8 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
       if (style !== false || blocked) writeHeaders(res, set, decision, style, one !== undefined ? one.field : (plans as Plans).fieldOf(decision), blocked);
     },
     body: one !== undefined ? (decision) => one.bodies.get(decision) : (plans as Plans).bodyOf,
-    watch: charges === undefined ? undefined : watcher(owner, after, charges),
+    watch: watcher(claim),
+    claim,
     watchProxy: (setting) => new ProxyWarning(owner, setting, watchesProxy),
   };
 }

@@ -12,6 +12,6 @@ export function sharedBucketWithoutIp(options: FetchRateLimitOptions): FetchRate
     async function rateLimitMutant(request: Request, client?: ClientAddress) {
       return real(request, { ip: client?.ip || '0.0.0.0' });
     },
-    { decision: real.decision, headers: real.headers, writeHeaders: real.writeHeaders, wrap: real.wrap },
+    { decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, wrap: real.wrap },
   );
 }
