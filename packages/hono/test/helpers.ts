@@ -85,7 +85,7 @@ export const driver: Driver<Factory> = {
     app.get('/', (c) => {
       ran++;
       ips.push(address.ip?.(c as unknown as Context) ?? getConnInfo(c as unknown as Context).remote.address);
-      decisions.push(c.var.rateLimit);
+      decisions.push((c.var as { rateLimit?: Decision }).rateLimit);
       return route(c as unknown as Context);
     });
     return { ...serveApp(app as unknown as Hono), errors, ips, decisions, ran: () => ran };
