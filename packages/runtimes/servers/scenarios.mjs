@@ -7,11 +7,15 @@
 //   GET /__clock?align=<ms>           moves it on to the next multiple of ms (a window boundary)
 //   GET /f/<scenario>/<id>            @ratekeeper/fetch around a handler answering {"ip": ...}
 //   GET /h/<scenario>/<id>            @ratekeeper/hono in a Hono app answering {"ip", "remaining"}
+//   ...?status=N / ?bytes=N / ?stream  the route answers that status, N bytes, or one chunk then stalls
+//   ...?state / ?release               the outcome scenarios (outcome, settle, aborted, gone): their record
+//                                      (outcomes seen, lookups waiting, aborts, route runs, key k's
+//                                      remaining) and, for gone, releasing the held key lookups
 //
 // The address: the runtime's own (`ip` passed in for fetch, `getConnInfo` for Hono), except in the
 // scenarios named header-ip*, which read x-test-ip as a user behind a trusted proxy would read its
 // header. Errors are left to the runtime's error handler (the server script), as an app would.
-import { CompositeLimiter, ManualClock, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import { CompositeLimiter, FixedWindowLimiter, ManualClock, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import { rateLimit as fetchRateLimit } from '@ratekeeper/fetch';
 import { rateLimit as honoRateLimit } from '@ratekeeper/hono';
 import { Hono } from 'hono';
@@ -29,6 +33,53 @@ const remote = (inner, decide) => ({
 });
 
 const fromHeader = (readHeader) => ({ ip: readHeader });
+
+/** record is an outcome scenario's state, read by the test through `?state`. */
+function record(limiter) {
+  const held = [];
+  const state = { outcomes: [], waiting: 0, aborted: 0, ran: 0 };
+  return {
+    state,
+    limiter,
+    /** seen records an outcome and answers `answer`. */
+    seen: (outcome, answer) => (state.outcomes.push(outcome), answer),
+    /** key holds the lookup until `release`, noting when the client's Request signal aborts. */
+    key: (r) =>
+      new Promise((resolve) => {
+        const request = r instanceof Request ? r : r.req.raw;
+        request.signal.addEventListener('abort', () => state.aborted++);
+        state.waiting++;
+        held.push(() => resolve('k'));
+      }),
+    release: () => {
+      state.waiting = 0;
+      for (const go of held.splice(0)) go();
+    },
+    report: () => Response.json({ ...state, remaining: limiter.peek('k').remaining }),
+  };
+}
+
+/** outcomeScenario returns the options of an outcome scenario, with its record. */
+function outcomeScenario(name, clock) {
+  const r = record(new FixedWindowLimiter({ limit: name === 'settle' ? 10 : name === 'gone' ? 5 : 2, windowMs: 60_000, name: 'w', clock }));
+  const key = name === 'gone' ? r.key : () => 'k';
+  if (name === 'outcome') return { limiter: r.limiter, key, countOutcome: (o) => r.seen(o, o.status < 400), record: r };
+  if (name === 'settle') return { limiter: r.limiter, key, settle: (o) => r.seen(o, Math.ceil((o.contentLength ?? 0) / 100)), record: r };
+  if (name === 'aborted') return { limiter: r.limiter, key, countOutcome: (o) => r.seen(o, !o.aborted), record: r };
+  return { limiter: r.limiter, key, record: r };
+}
+
+/** answer is the route's Response: `?status=N`, `?bytes=N`, `?stream` (one chunk, then nothing until cancelled), else `json`. */
+function answer(url, json) {
+  const q = url.searchParams;
+  if (q.has('stream')) {
+    let sent = false;
+    const body = new ReadableStream({ pull: (c) => (sent ? new Promise(() => {}) : ((sent = true), c.enqueue(new TextEncoder().encode('first chunk')))) }, { highWaterMark: 0 });
+    return new Response(body);
+  }
+  if (!q.has('status') && !q.has('bytes')) return Response.json(json);
+  return new Response('x'.repeat(Number(q.get('bytes') ?? 2)), { status: Number(q.get('status') ?? 200) });
+}
 
 /** options returns the adapter options of a scenario; `extra` adds runtime-specific ones (redis). */
 function options(name, clock, extra) {
@@ -53,6 +104,11 @@ function options(name, clock, extra) {
       return { limiter: remote(bucket(5), (d) => ({ ...d, allowed: false, failure: 'closed' })) };
     case 'secret':
       return { limiter: remote(bucket(5), () => Promise.reject(new Error(`connect ECONNREFUSED ${SECRET}`))) };
+    case 'outcome':
+    case 'settle':
+    case 'aborted':
+    case 'gone':
+      return outcomeScenario(name, clock);
     default:
       if (extra?.[name] !== undefined) return extra[name](clock);
       return undefined;
@@ -72,7 +128,7 @@ export function scenarios({ getConnInfo, extra } = {}) {
     if (made.has(key)) return made.get(key);
     const o = options(name, clock, extra);
     if (o === undefined) return undefined;
-    const { header, ...rest } = o;
+    const { header, record, ...rest } = o;
     let handler;
     if (flavor === 'f') {
       const limit = fetchRateLimit(rest);
@@ -80,15 +136,28 @@ export function scenarios({ getConnInfo, extra } = {}) {
         const address = header ? (request.headers.get('x-test-ip') ?? undefined) : ip;
         const limited = await limit(request, { ip: address });
         if (limited !== undefined) return limited;
-        return limit.headers(request, Response.json({ ip: address ?? null }));
+        if (record !== undefined) record.state.ran++;
+        return limit.headers(request, answer(new URL(request.url), { ip: address ?? null }));
       };
     } else {
       const source = header ? fromHeader((c) => c.req.header('x-test-ip')) : { getConnInfo };
       const app = new Hono().basePath(`/h/${name}/${id}`);
       app.onError((_error, c) => c.text('Internal Server Error', 500)); // Hono's default, minus its console.error
       app.use(honoRateLimit({ ...source, ...rest }));
-      app.get('/', (c) => c.json({ ip: source.ip ? (source.ip(c) ?? null) : (getConnInfo(c).remote.address ?? null), remaining: c.var.rateLimit?.remaining ?? null }));
+      app.get('/', (c) => {
+        if (record !== undefined) record.state.ran++;
+        const ip = source.ip ? (source.ip(c) ?? null) : (getConnInfo(c).remote.address ?? null);
+        return answer(new URL(c.req.url), { ip, remaining: c.var.rateLimit?.remaining ?? null });
+      });
       handler = (request, _ip, env) => app.fetch(request, env);
+    }
+    if (record !== undefined) {
+      const limited = handler;
+      handler = (request, ip, env) => {
+        const q = new URL(request.url).searchParams;
+        if (q.has('release')) record.release();
+        return q.has('state') || q.has('release') ? record.report() : limited(request, ip, env);
+      };
     }
     made.set(key, handler);
     return handler;

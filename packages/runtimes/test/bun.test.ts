@@ -22,5 +22,5 @@ let redis: RedisProcess | undefined;
     await server?.stop();
     await redis?.stop();
   });
-  runtimeSuite(`Bun ${bun === undefined ? '' : 'serve'}`.trim(), () => server!.url, ['f', 'h'], { redis: true });
+  runtimeSuite(`Bun ${bun === undefined ? '' : 'serve'}`.trim(), () => server!.url, ['f', 'h'], { redis: true, outcomes: 'all' });
 });

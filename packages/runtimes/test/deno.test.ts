@@ -23,5 +23,5 @@ let redis: RedisProcess | undefined;
     await server?.stop();
     await redis?.stop();
   });
-  runtimeSuite('Deno.serve', () => server!.url, ['f', 'h'], { redis: true });
+  runtimeSuite('Deno.serve', () => server!.url, ['f', 'h'], { redis: true, outcomes: 'all' });
 });

@@ -3,7 +3,10 @@
  * workerd, or Node behind a bridge): the checks of the contract's retry, options, IP and faults
  * suites that a fixed scenario can express (servers/scenarios.mjs), for the fetch adapter (`f`) and
  * the Hono middleware (`h`). Each test uses fresh scenario instances; the server's ManualClock moves
- * only through /__clock, so every figure is exact.
+ * only through /__clock, so every figure is exact. With `outcomes` 'completed', countOutcome and
+ * settle after the response (failed responses given back, the cost settled by the bytes read); with
+ * 'all', also a stream the client left mid-way (an outcome with aborted: true) and a client gone
+ * during an async key lookup (its Request's signal aborted by the runtime), not counted.
  */
 import { ipKey } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +22,12 @@ const PROBLEM = {
 let instance = 0;
 
 /** runtimeSuite runs the HTTP contract against `url()` for each flavor the server serves; `headers` go on every request. */
-export function runtimeSuite(runtime: string, url: () => string, flavors: readonly Flavor[], { redis = false, headers: always = {} as Record<string, string> } = {}): void {
+export function runtimeSuite(
+  runtime: string,
+  url: () => string,
+  flavors: readonly Flavor[],
+  { redis = false, outcomes = 'none' as 'none' | 'completed' | 'all', headers: always = {} as Record<string, string> } = {},
+): void {
   const clock = async (query: string) => void (await (await fetch(`${url()}/__clock?${query}`)).text());
   const advance = (ms: number) => clock(`advance=${ms}`);
   for (const flavor of flavors) {
@@ -132,6 +140,8 @@ export function runtimeSuite(runtime: string, url: () => string, flavors: readon
         }
       });
 
+      if (outcomes !== 'none') outcomeTests(path, get, outcomes === 'all');
+
       if (redis) {
         it('counts in a real Redis through ioredis with the same exact figures', async () => {
           const target = path('redis');
@@ -152,4 +162,80 @@ export function runtimeSuite(runtime: string, url: () => string, flavors: readon
       }
     });
   }
+}
+
+interface Record_ {
+  readonly outcomes: { status: number; aborted: boolean; contentLength?: number }[];
+  readonly waiting: number;
+  readonly aborted: number;
+  readonly ran: number;
+  readonly remaining: number;
+}
+
+/** outcomeTests: countOutcome, settle, an aborted stream and a gone client, read back through `?state`. */
+function outcomeTests(path: (scenario: string) => string, get: (target: string) => Promise<Response>, held: boolean): void {
+  const state = async (target: string): Promise<Record_> => (await fetch(`${target}?state`)).json() as Promise<Record_>;
+  /** until asks the server for its record until `done` holds (each ask is a request: no sleeping). */
+  const until = async (target: string, done: (r: Record_) => boolean): Promise<Record_> => {
+    for (let i = 0; i < 5000; i++) {
+      const r = await state(target);
+      if (done(r)) return r;
+    }
+    throw new Error(`never reached: ${JSON.stringify(await state(target))}`);
+  };
+
+  it('gives failed responses their charge back (countOutcome), exactly', async () => {
+    const target = path('outcome');
+    const statuses: number[] = [];
+    for (const q of ['?status=503', '?status=404', '', '', '', '?status=503']) {
+      const res = await get(`${target}${q}`);
+      statuses.push(res.status);
+      await res.arrayBuffer();
+    }
+    expect(statuses).toEqual([503, 404, 200, 200, 429, 429]);
+    expect((await state(target)).outcomes.map((o) => o.status)).toEqual([503, 404, 200, 200]);
+  });
+
+  it('settles the cost by the bytes the runtime read, to the exact unit', async () => {
+    const target = path('settle');
+    for (const bytes of [250, 10]) await (await get(`${target}?bytes=${bytes}`)).arrayBuffer();
+    const r = await state(target);
+    expect([r.outcomes, r.remaining]).toEqual([
+      [
+        { status: 200, aborted: false, contentLength: 250 },
+        { status: 200, aborted: false, contentLength: 10 },
+      ],
+      10 - 3 - 1 - 1,
+    ]);
+  });
+
+  // Both hold a request on a promise nothing resolves but the test: workerd cancels such a request as hung.
+  if (!held) return;
+
+  it('sees a stream the client left mid-way as an outcome with aborted: true, and gives it back', async () => {
+    const target = path('aborted');
+    const client = new AbortController();
+    const res = await fetch(`${target}?stream`, { signal: client.signal });
+    await res.body!.getReader().read();
+    client.abort();
+    const r = await until(target, (s) => s.outcomes.length > 0);
+    expect([r.outcomes, r.remaining]).toEqual([[{ status: 200, aborted: true }], 1]);
+  });
+
+  it('does not count a client that went away while its key was looked up, nor run the route', async () => {
+    const target = path('gone');
+    const client = new AbortController();
+    const gone = fetch(target, { signal: client.signal }).catch(() => 'aborted');
+    await until(target, (s) => s.waiting === 1);
+    client.abort();
+    expect(await gone).toBe('aborted');
+    await until(target, (s) => s.aborted === 1);
+    await fetch(`${target}?release`);
+    const next = get(target);
+    await until(target, (s) => s.waiting === 1);
+    await fetch(`${target}?release`);
+    expect((await next).status).toBe(200);
+    const r = await state(target);
+    expect([r.ran, r.remaining]).toEqual([1, 5 - 1 - 1]);
+  });
 }

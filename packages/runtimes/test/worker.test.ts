@@ -35,5 +35,5 @@ let url = '';
   afterAll(async () => {
     await mf?.dispose();
   });
-  runtimeSuite('workerd (Miniflare)', () => url, ['f', 'h']);
+  runtimeSuite('workerd (Miniflare)', () => url, ['f', 'h'], { outcomes: 'completed' });
 });
