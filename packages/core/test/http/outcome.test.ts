@@ -3,8 +3,8 @@
  * (no watch, nothing recorded); on a response's close, an uncounted outcome gives the whole charge
  * back, settle adjusts it to the real cost (refund below, charge above, drain to empty when the extra
  * does not fit), once per request even though 'finish' precedes 'close' (a watcher listening to both
- * settles twice: mutant); a denied request is not watched; a hook failing after the response is a
- * process warning, never an exception.
+ * settles twice: mutant); claim gives one Settle per admitted request, acting once; a denied request
+ * is not watched; a hook failing after the response is a process warning, never an exception.
  */
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -101,6 +101,20 @@ describe('after the response', () => {
       await flush();
       expect(limiter.peek('a').remaining + 1, plan === real ? 'real' : 'mutant').toBe(want);
     }
+  });
+
+  it('claim hands out one Settle per admitted request, acting on its first call only; none for a denied or claimed request', async () => {
+    const limiter = windowOf(2);
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: (r: Req) => r.id, settle: () => 0 });
+    const [first, second, third] = [{ id: 'a' }, { id: 'a' }, { id: 'a' }];
+    const settle = plan.claim?.(first, plan.decide(first, undefined) as Decision);
+    expect(plan.claim?.(first, { allowed: true } as Decision)).toBeUndefined();
+    const admitted = plan.decide(second, undefined) as Decision;
+    expect(plan.claim?.(third, plan.decide(third, undefined) as Decision)).toBeUndefined();
+    settle?.({ status: 200, aborted: false, contentLength: 0 });
+    settle?.({ status: 200, aborted: false, contentLength: 0 });
+    await flush();
+    expect([admitted.allowed, limiter.peek('a').remaining]).toEqual([true, 0]);
   });
 
   it('does not watch a denied request, and turns a failing hook into a warning', async () => {
