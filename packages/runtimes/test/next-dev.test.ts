@@ -34,5 +34,5 @@ describe('next dev', () => {
   afterAll(async () => {
     await server?.stop();
   });
-  runtimeSuite('next dev (App Router route handler)', () => url, ['f'], { headers: { 'x-real-ip': '127.0.0.1' } });
+  runtimeSuite('next dev (App Router route handler)', () => url, ['f'], { headers: { 'x-real-ip': '127.0.0.1' }, outcomes: 'all' });
 });

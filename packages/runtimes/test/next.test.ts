@@ -2,7 +2,8 @@
  * Next.js: an App Router route handler (servers/next/app/[...path]/route.js) called the way Next
  * calls one, with a NextRequest from `next/server`, behind a small Node HTTP bridge standing in for
  * Next's server and the proxy in front of it: the bridge sets x-real-ip from the socket (overwriting
- * any client value) and answers a thrown error with a plain 500, as Next does. No Next build is run.
+ * any client value), passes the request's abort signal on and answers a thrown error with a plain
+ * 500, as Next does. No Next build is run.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
@@ -20,7 +21,7 @@ describe('Next.js', () => {
       const headers = new Headers(request.headers);
       headers.set('x-real-ip', env.incoming.socket.remoteAddress ?? '');
       try {
-        return await GET(new NextRequest(request.url, { method: request.method, headers }));
+        return await GET(new NextRequest(request.url, { method: request.method, headers, signal: request.signal }));
       } catch {
         return new Response('Internal Server Error', { status: 500 });
       }
@@ -32,5 +33,5 @@ describe('Next.js', () => {
   afterAll(async () => {
     await new Promise((done) => server?.close(done));
   });
-  runtimeSuite('a Next.js route handler', () => url, ['f']);
+  runtimeSuite('a Next.js route handler', () => url, ['f'], { outcomes: 'all' });
 });
