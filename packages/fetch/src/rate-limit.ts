@@ -88,6 +88,7 @@ const onHeaders = (headers: Headers, name: string, value: string, append: boolea
  * a client gone during an async lookup. Default: the request itself.
  */
 export function rateLimit<Req extends object = Request>(options?: FetchRateLimitOptions<Req>, raw?: (request: Req) => Request): FetchRateLimit<Req> {
+  if (raw !== undefined && typeof raw !== 'function') throw new TypeError(`${OWNER}: raw must be a function, got ${describeValue(raw)}`);
   const requestOf = raw ?? ((request: Req) => request as unknown as Request);
   const gone = (request: Req): boolean => requestOf(request).signal?.aborted === true;
   const plan = prepareRateLimit<Req>(OWNER, options, ['handler'], { gone });

@@ -25,7 +25,8 @@ describe('rateLimit options', () => {
   it.each([
     [() => rateLimit().wrap('handler' as never, () => '1.2.3.4'), 'rateLimit: wrap(handler, ip): handler must be a function, got "handler"'],
     [() => rateLimit().wrap(() => new Response(), undefined as never), 'rateLimit: wrap(handler, ip): ip must be a function, got undefined'],
-  ])('wrap refuses what it cannot call: %#', (create, message) => {
+    [() => rateLimit({}, 'request' as never), 'rateLimit: raw must be a function, got "request"'],
+  ])('wrap and raw refuse what they cannot call: %#', (create, message) => {
     expect(create).toThrow(TypeError);
     expect(create).toThrow(message);
   });

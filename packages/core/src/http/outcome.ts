@@ -14,9 +14,10 @@
  * Both run once per admitted request, when its response is over. On Node that is the response's
  * 'close' event (watch): Node emits it exactly once, after 'finish' for a completed response and
  * alone for an aborted one, so listening to it alone can never settle twice. Adapters over Web
- * Responses claim the charge and call its Settle themselves (@ratekeeper/fetch's onFinished: the body
- * read to its end, or cancelled); a Settle acts on its first call only. A denied request was charged nothing and is not watched. A hook that
- * throws or rejects after the response cannot reach any error path: it becomes a process warning.
+ * Responses claim the charge and call its Settle themselves (@ratekeeper/fetch's onFinished: the
+ * body read to its end, or cancelled); a Settle acts on its first call only. A denied request was
+ * charged nothing and is not watched. A hook that throws or rejects after the response cannot reach
+ * any error path: it becomes a process warning.
  * Nothing here runs, or allocates, unless one of the two options is given.
  */
 import type { Decision } from '../decision.js';
