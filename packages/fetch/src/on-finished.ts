@@ -4,6 +4,10 @@
  * went away; `aborted: true`), or when the body's own stream fails (`aborted: true`). A Response
  * without a body is over at once: `done` runs before onFinished returns and the Response itself is
  * returned untouched (a 101 WebSocket upgrade, a 204, a redirect keep whatever the runtime attached).
+ * So is the answer to a HEAD request, when that `request` is given: its body never goes out, and
+ * runtimes drop it without reading it (Hono answers HEAD with the GET route's Response minus its
+ * body, neither read nor cancelled: `done` would never run) or cancel it (Bun: it would read as
+ * aborted). Pass the request whenever you have it.
  *
  * The returned Response has the same status, status text and headers (a copy, so writable) and a
  * body that hands on the original's chunks as the runtime asks for them: one read of the original per
@@ -21,12 +25,12 @@
 import type { Finished } from '@ratekeeper/core';
 
 /** onFinished returns `response`, or a copy of it, whose end runs `done` once (see above). */
-export function onFinished(response: Response, done: (finished: Finished) => void): Response {
+export function onFinished(response: Response, done: (finished: Finished) => void, request?: Request): Response {
   const declared = contentLengthOf(response.headers);
   const status = response.status;
   const body = response.body;
-  if (body === null) {
-    call(done, { status, aborted: false, contentLength: declared ?? 0 });
+  if (body === null || request?.method === 'HEAD') {
+    call(done, { status, aborted: false, contentLength: declared ?? (body === null ? 0 : undefined) });
     return response;
   }
   const reader = body.getReader();

@@ -126,7 +126,7 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
   const finish = (request: Req, response: Response): Response => {
     const decision = claim === undefined ? undefined : decided.get(request);
     const settle = decision === undefined ? undefined : claim!(request, decision);
-    return settle === undefined ? response : onFinished(response, settle);
+    return settle === undefined ? response : onFinished(response, settle, requestOf(request));
   };
 
   const headers = (request: Req, response: Response): Response => {

@@ -2,7 +2,8 @@
  * onFinished, the Web "response is over", and countOutcome / settle on it over real HTTP
  * (@hono/node-server): `done` runs once when the runtime has read the body to its end (mutant: a
  * wrapper that settles twice), once with aborted: true when the client goes away mid-stream (mutant:
- * a wrapper silent on cancel), at once for a body-less Response (returned untouched); the copy keeps
+ * a wrapper silent on cancel), at once for a body-less Response and for the answer to a HEAD request
+ * (both returned untouched); the copy keeps
  * status, status text and headers and reads the original only as it is read (backpressure). Through
  * rateLimit: an aborted response and a handler that throws are outcomes, and a failing hook is a
  * process warning, never an error or an unhandled rejection.
@@ -107,6 +108,19 @@ describe('onFinished', () => {
     const response = new Response(null, { status: 204 });
     expect(onFinished(response, (f) => seen.push(f))).toBe(response);
     expect(seen).toEqual([{ status: 204, aborted: false, contentLength: 0 }]);
+  });
+
+  it('is over at once for the answer to a HEAD request, whose body never goes out: returned untouched', () => {
+    const seen: Finished[] = [];
+    const head = new Request('http://localhost/', { method: 'HEAD' });
+    for (const headers of [{}, { 'content-length': '42' }]) {
+      const response = new Response('never sent', { headers });
+      expect(onFinished(response, (f) => seen.push(f), head)).toBe(response);
+    }
+    expect(seen).toEqual([
+      { status: 200, aborted: false, contentLength: undefined },
+      { status: 200, aborted: false, contentLength: 42 },
+    ]);
   });
 
   it('reports a body whose stream fails as aborted, and the Content-Length header when there is one', async () => {

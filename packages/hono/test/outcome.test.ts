@@ -2,7 +2,8 @@
  * Counting by outcome and settling the real cost on Hono over real HTTP: the adapter contract's
  * outcome suite (failed or successful responses given back, the cost settled by the bytes the
  * runtime read), plus what is Hono's own: an error the route throws, answered by app.onError, is the
- * 500 outcome it is, and a streamed response the client leaves mid-way is an outcome with
+ * 500 outcome it is, a HEAD request (answered by Hono with the GET route's Response minus its body,
+ * never read) is settled, and a streamed response the client leaves mid-way is an outcome with
  * aborted: true.
  */
 import { request as httpRequest } from 'node:http';
@@ -33,6 +34,17 @@ describe(`${driver.name}: outcomes of its own`, () => {
     const statuses: number[] = [];
     for (const path of ['/?fail=1', '/?fail=1', '/', '/', '/']) statuses.push((await http.get(path)).status);
     expect(statuses).toEqual([500, 500, 200, 200, 429]);
+  });
+
+  it('settles a HEAD request, which Hono answers with the GET route minus its body (never read)', async () => {
+    const limiter = window(2);
+    const seen: Finished[] = [];
+    const app = new Hono();
+    app.use(rateLimit({ limiter, key: () => 'k', countOutcome: (o) => (seen.push(o), false) }));
+    app.get('/', (c) => c.text('ok'));
+    const { http } = serveApp(app);
+    for (let i = 0; i < 3; i++) expect((await http.head('/')).status).toBe(200);
+    expect([seen.length, seen[0]?.aborted, limiter.peek('k').remaining]).toEqual([3, false, 1]);
   });
 
   it('sees a streamed response the client left mid-way as an outcome with aborted: true, and gives it back', async () => {

@@ -196,6 +196,14 @@ function outcomeTests(path: (scenario: string) => string, get: (target: string) 
     expect((await state(target)).outcomes.map((o) => o.status)).toEqual([503, 404, 200, 200]);
   });
 
+  it('settles a HEAD request at once, not as aborted (its body never goes out)', async () => {
+    const target = path('outcome');
+    const res = await fetch(`${target}?status=404`, { method: 'HEAD' });
+    await res.arrayBuffer();
+    const r = await state(target);
+    expect([res.status, r.outcomes, r.remaining]).toEqual([404, [{ status: 404, aborted: false }], 1]);
+  });
+
   it('settles the cost by the bytes the runtime read, to the exact unit', async () => {
     const target = path('settle');
     for (const bytes of [250, 10]) await (await get(`${target}?bytes=${bytes}`)).arrayBuffer();
