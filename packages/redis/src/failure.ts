@@ -18,8 +18,11 @@ export type FailureReason = 'timeout' | 'connection' | 'unavailable' | 'reply';
 
 /** FailureInfo is the payload of RedisStore's 'failure' event. */
 export interface FailureInfo {
-  /** The limiter call that failed; a composite reports 'consume' or 'peek'. */
-  readonly operation: 'consume' | 'peek' | 'allow' | 'reset' | 'refund';
+  /**
+   * The limiter call that failed; a composite reports 'consume' or 'peek'. 'lease' is a LeasedLimiter
+   * taking units (its return of units reports 'refund').
+   */
+  readonly operation: 'consume' | 'peek' | 'allow' | 'reset' | 'refund' | 'lease';
   /** The policy's name; a composite's member names joined by '+'. */
   readonly policy: string;
   readonly reason: FailureReason;

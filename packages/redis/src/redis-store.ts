@@ -36,6 +36,7 @@ import { type FailurePolicy, type FallbackStore, type RedisStoreOptions, type Ti
 import { Batcher } from './batcher.js';
 import { DenyCache } from './deny-cache.js';
 import { fallbackPolicy } from './fallback-policy.js';
+import { leaseCounters } from './lease-calls.js';
 import { PolicyNames } from './names.js';
 import { Remote } from './remote.js';
 import { slotOf } from './slot.js';
@@ -123,6 +124,16 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
   get batching(): { readonly batches: number; readonly calls: number } {
     const batcher = this.#backend.batcher;
     return { batches: batcher?.batches ?? 0, calls: batcher?.batched ?? 0 };
+  }
+
+  /**
+   * leasing counts lease mode's work on this store (LeasedLimiter): the takes Redis answered, the
+   * units they granted, and the units given back (expired, evicted, closed). units − returned is what
+   * was spent locally or is still held.
+   */
+  get leasing(): { readonly refills: number; readonly units: number; readonly returned: number } {
+    const { refills, units, returned } = leaseCounters(this.#backend);
+    return { refills, units, returned };
   }
 
   /** denyCacheHits counts the decisions answered from the deny cache without a round trip. */
