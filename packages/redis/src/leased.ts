@@ -89,8 +89,15 @@ export class LeasedLimiter implements RateLimiter<'async'> {
     this.policies = o.inner.policies;
   }
 
-  /** heldUnits is the units this process keeps out of the shared buckets now: held, or being taken. */
-  get heldUnits(): number {
+  /**
+   * held is the units this process keeps out of `key`'s shared bucket now (or out of every key's, with
+   * no key): held in its lease, or asked of Redis by a take on the wire. Never more than `units` per key.
+   */
+  held(key?: string): number {
+    if (key !== undefined) {
+      const e = this.#entries.get(key);
+      return e === undefined ? 0 : held(e.ledger) + e.ledger.asked;
+    }
     let n = 0;
     for (const e of this.#entries.values()) n += held(e.ledger) + e.ledger.asked;
     return n;

@@ -8,14 +8,16 @@
 import { CompositeLimiter, FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
-import { RedisStore } from '../../dist/esm/index.js';
+import { LeasedLimiter, RedisStore } from '../../dist/esm/index.js';
 import { clientTimeStore } from '../mutants/client-time-store.mjs';
 import { GetThenSetStore } from '../mutants/get-then-set-store.mjs';
 import { issueTimeClient } from '../mutants/issue-time-client.mjs';
+import { forgetfulLeaseClient, overspendingLeaseClient } from '../mutants/lease-clients.mjs';
 import { parallelUnion } from '../mutants/parallel-union.mjs';
 import { snapshotBatchClient } from '../mutants/snapshot-batch-client.mjs';
 
 let limiter;
+let store;
 let failures = [];
 let requests = [];
 const clients = [];
@@ -47,8 +49,11 @@ function makeStore(setup, client) {
   if (setup.store === 'client-time') return clientTimeStore(RedisStore, client, setup.prefix);
   if (setup.store === 'snapshot-batch') return new RedisStore({ client: snapshotBatchClient(client), prefix: setup.prefix });
   // The store under test runs with its default options: timeoutMs 50, onFailure 'fallback'.
+  const leaseMutant = setup.store === 'overspending-lease' ? overspendingLeaseClient : setup.store === 'forgetful-lease' ? forgetfulLeaseClient : undefined;
   const store =
-    setup.store === 'issue-time'
+    leaseMutant !== undefined
+      ? new RedisStore({ client: leaseMutant(client), prefix: setup.prefix })
+      : setup.store === 'issue-time'
       ? // Batching off: the burst as it was before issue 7, 16,000 single scripts in Redis's queue,
         // so the mutant's issue-time timeout fires on a run as fast as this machine can make it.
         new RedisStore({ client: issueTimeClient(client, 50), prefix: setup.prefix, batch: false })
@@ -72,11 +77,11 @@ function member(spec, store, clock) {
 
 async function setup(message) {
   const client = await connect(message.client, message.port);
-  const store = makeStore(message, client);
+  store = makeStore(message, client);
   const skew = message.skewMs;
   const clock = { now: () => Date.now() + skew };
   const members = message.members.map((spec) => member(spec, store, clock));
-  if (members.length === 1) limiter = members[0];
+  if (members.length === 1) limiter = message.lease === undefined ? members[0] : new LeasedLimiter(members[0], message.lease);
   else limiter = message.composite === 'parallel-union' ? parallelUnion(members) : new CompositeLimiter(members);
   requests = message.requests;
   failures = [];
@@ -85,7 +90,18 @@ async function setup(message) {
 }
 
 async function go() {
-  const decisions = await Promise.all(requests.map(([key, cost]) => limiter.consume(key, cost)));
+  // A leased limiter's units out of each requested key's bucket (held, or being taken), sampled at
+  // every decision; the most for any one key.
+  let maxHeld = 0;
+  const keys = [...new Set(requests.map(([key]) => key))];
+  const sample = (d) => {
+    if (limiter instanceof LeasedLimiter) for (const key of keys) maxHeld = Math.max(maxHeld, limiter.held(key));
+    return d;
+  };
+  const decisions = await Promise.all(requests.map(([key, cost]) => limiter.consume(key, cost).then(sample)));
+  sample();
+  // Lease mode: every unit still held goes back before the report (the ledger the test checks).
+  if (limiter instanceof LeasedLimiter) await limiter.close();
   const admittedCost = {};
   let admitted = 0;
   decisions.forEach((d, i) => {
@@ -95,7 +111,7 @@ async function go() {
     admittedCost[key] = (admittedCost[key] ?? 0) + cost;
   });
   const failed = decisions.filter((d) => d.failure !== undefined).length;
-  process.send({ type: 'done', admitted, admittedCost, failed, failures });
+  process.send({ type: 'done', admitted, admittedCost, failed, failures, maxHeld, leasing: store?.leasing ?? null });
 }
 
 process.on('message', (message) => {

@@ -12,7 +12,7 @@ export interface WorkerSetup {
   readonly port: number;
   readonly client: 'ioredis' | 'node-redis';
   /** 'redis': RedisStore with default options; the others are mutants (test/mutants). */
-  readonly store: 'redis' | 'get-then-set' | 'client-time' | 'snapshot-batch' | 'issue-time';
+  readonly store: 'redis' | 'get-then-set' | 'client-time' | 'snapshot-batch' | 'issue-time' | 'overspending-lease' | 'forgetful-lease';
   readonly prefix: string;
   readonly members: readonly Spec[];
   readonly composite?: 'atomic' | 'parallel-union';
@@ -20,6 +20,8 @@ export interface WorkerSetup {
   /** The store's timeoutMs and batch options; default: the store's defaults. */
   readonly timeoutMs?: number;
   readonly batch?: boolean;
+  /** Lease mode: the single member wrapped in a LeasedLimiter with these options (closed after the run). */
+  readonly lease?: { readonly units: number; readonly ttlMs?: number };
   /** [key, cost] pairs, fired all at once on 'go'. */
   readonly requests: readonly (readonly [string, number])[];
 }
@@ -31,6 +33,10 @@ export interface WorkerReport {
   readonly failed: number;
   /** Reasons of the store's 'failure' events. */
   readonly failures: readonly string[];
+  /** Lease mode: the most units the process held out of one requested key's bucket at a decision (0 otherwise). */
+  readonly maxHeld: number;
+  /** Lease mode: the store's lease counters after the limiter was closed. */
+  readonly leasing: { readonly refills: number; readonly units: number; readonly returned: number } | null;
 }
 
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
