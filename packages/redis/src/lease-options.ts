@@ -55,9 +55,7 @@ function leasable(limiter: RateLimiter<'async'>): Limiter<TokenBucketPolicy, 'as
   if (!(limiter instanceof Limiter)) throw new TypeError(`${OWNER}: limiter must be ${want}, got ${className(limiter)}`);
   const algorithm = (limiter.policy as { algorithm: string }).algorithm;
   if (algorithm !== 'token-bucket') {
-    throw new TypeError(
-      `${OWNER}: limiter must be ${want} (units spent after their take fit only a token bucket's limit), got ${className(limiter)} (algorithm '${algorithm}')`,
-    );
+    throw new TypeError(`${OWNER}: limiter must be ${want} (units spent after their take fit only a token bucket's limit), got ${className(limiter)} (algorithm '${algorithm}')`);
   }
   if (!(limiter.binding instanceof RedisBinding)) throw new TypeError(`${OWNER}: limiter must be ${want}, got ${className(limiter)} on ${className(limiter.store)}`);
   return limiter as Limiter<TokenBucketPolicy, 'async'>;

@@ -79,7 +79,9 @@ describeRedis(`lease mode: 8 processes on one key with a limit of ${LIMIT}`, () 
       expect(LIMIT - admitted).toBeLessThanOrEqual(WORKERS * 10);
       for (const r of reports) expect(r.maxHeld).toBeLessThanOrEqual(10);
       const leasing = reports.map((r) => r.leasing);
-      report(`lease A (${client}): admitted ${admitted} of ${LIMIT}; takes ${leasing.reduce((s, l) => s + (l?.refills ?? 0), 0)}; max held per process ${Math.max(...reports.map((r) => r.maxHeld))}`);
+      report(
+        `lease A (${client}): admitted ${admitted} of ${LIMIT}; takes ${leasing.reduce((s, l) => s + (l?.refills ?? 0), 0)}; max held per process ${Math.max(...reports.map((r) => r.maxHeld))}`,
+      );
     });
   }
 
@@ -95,7 +97,9 @@ describeRedis(`lease mode: 8 processes on one key with a limit of ${LIMIT}`, () 
     // run), and every one came back.
     const returned = reports.reduce((s, r) => s + (r.leasing?.returned ?? 0), 0);
     expect(tokens).toBe(LIMIT - admitted);
-    report(`lease B: admitted ${admitted} of ${demand} asked (limit ${LIMIT}); under-admission ${demand - admitted} ≤ N·k = ${WORKERS * 25}; max held ${Math.max(...reports.map((r) => r.maxHeld))}; returned ${returned}`);
+    report(
+      `lease B: admitted ${admitted} of ${demand} asked (limit ${LIMIT}); under-admission ${demand - admitted} ≤ N·k = ${WORKERS * 25}; max held ${Math.max(...reports.map((r) => r.maxHeld))}; returned ${returned}`,
+    );
   });
 
   it('catches a process spending beyond its lease (the overspending mutant over-admits)', async () => {

@@ -48,12 +48,11 @@ function makeStore(setup, client) {
   if (setup.store === 'get-then-set') return new GetThenSetStore(client, setup.prefix);
   if (setup.store === 'client-time') return clientTimeStore(RedisStore, client, setup.prefix);
   if (setup.store === 'snapshot-batch') return new RedisStore({ client: snapshotBatchClient(client), prefix: setup.prefix });
+  if (setup.store === 'overspending-lease') return new RedisStore({ client: overspendingLeaseClient(client), prefix: setup.prefix });
+  if (setup.store === 'forgetful-lease') return new RedisStore({ client: forgetfulLeaseClient(client), prefix: setup.prefix });
   // The store under test runs with its default options: timeoutMs 50, onFailure 'fallback'.
-  const leaseMutant = setup.store === 'overspending-lease' ? overspendingLeaseClient : setup.store === 'forgetful-lease' ? forgetfulLeaseClient : undefined;
   const store =
-    leaseMutant !== undefined
-      ? new RedisStore({ client: leaseMutant(client), prefix: setup.prefix })
-      : setup.store === 'issue-time'
+    setup.store === 'issue-time'
       ? // Batching off: the burst as it was before issue 7, 16,000 single scripts in Redis's queue,
         // so the mutant's issue-time timeout fires on a run as fast as this machine can make it.
         new RedisStore({ client: issueTimeClient(client, 50), prefix: setup.prefix, batch: false })
