@@ -27,6 +27,12 @@ export const METRIC_REDIS_BATCHES = 'ratekeeper.redis.batches';
 export const METRIC_REDIS_BATCHED = 'ratekeeper.redis.batched_decisions';
 /** Observable counter, unit `{decision}`: decisions a RedisStore answered from its deny cache. */
 export const METRIC_REDIS_DENY_CACHE_HITS = 'ratekeeper.redis.deny_cache.hits';
+/** Observable counter, unit `{refill}`: lease takes Redis answered for a store's LeasedLimiters (observeRedisStore). */
+export const METRIC_REDIS_LEASE_REFILLS = 'ratekeeper.redis.lease.refills';
+/** Observable counter, unit `{unit}`: units those takes granted (spent locally, or given back). */
+export const METRIC_REDIS_LEASE_UNITS = 'ratekeeper.redis.lease.units';
+/** Observable counter, unit `{unit}`: leased units given back unspent (expired, evicted, closed). */
+export const METRIC_REDIS_LEASE_RETURNED = 'ratekeeper.redis.lease.returned_units';
 /** The attribute naming the observed store (observeRedisStore's `name`). */
 export const ATTR_STORE = 'ratekeeper.store';
 
