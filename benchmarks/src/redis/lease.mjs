@@ -31,7 +31,7 @@ redis.call('SET', KEYS[1], nxt, 'PX', math.ceil(nxt - now))
 return 1`;
 
 /** bucket is a contender on its own policy name: decide(key) ignores the key and asks for the hot one. */
-function bucket(client, name, store, units) {
+function bucket(name, store, units) {
   const inner = new TokenBucketLimiter({ capacity: LIMIT, refillPerSecond: 0.001, store, name });
   const limiter = units === undefined ? inner : new LeasedLimiter(inner, { units });
   const row = { name, limiter, admitted: 0 };
@@ -54,13 +54,16 @@ export async function run(args) {
     const store = new RedisStore({ client, timeoutMs: 1000 });
     const unbatched = new RedisStore({ client, timeoutMs: 1000, batch: false, denyCache: false });
     const rows = [
-      ['ratekeeper token bucket, one call per decision', bucket(client, 'one-call', store)],
-      ['ratekeeper token bucket, one call, batch: false', bucket(client, 'one-call-unbatched', unbatched)],
-      ['ratekeeper token bucket, lease of 100 units', bucket(client, 'lease-100', store, 100)],
-      ['ratekeeper token bucket, lease of 1,000 units', bucket(client, 'lease-1000', store, 1000)],
+      ['ratekeeper token bucket, one call per decision', bucket('one-call', store)],
+      ['ratekeeper token bucket, one call, batch: false', bucket('one-call-unbatched', unbatched)],
+      ['ratekeeper token bucket, lease of 100 units', bucket('lease-100', store, 100)],
+      ['ratekeeper token bucket, lease of 1,000 units', bucket('lease-1000', store, 1000)],
     ];
     const floorLabel = 'naive EVALSHA token bucket (floor)';
-    const contenders = [[floorLabel, () => client.evalsha(sha, 1, `naive:${HOT}`, Date.now(), 0.001, LIMIT * 0.001).then((r) => r === 1)], ...rows.map(([label, row]) => [label, row.decide])];
+    const contenders = [
+      [floorLabel, () => client.evalsha(sha, 1, `naive:${HOT}`, Date.now(), 0.001, LIMIT * 0.001).then((r) => r === 1)],
+      ...rows.map(([label, row]) => [label, row.decide]),
+    ];
     const results = await measureAll(client, contenders, options);
     const exact = new Map();
     for (const [label, row] of rows) {
@@ -89,9 +92,14 @@ export async function run(args) {
         e === undefined ? '' : `${e.ok ? 'yes' : 'NO'} (${grouped(e.admitted)} = ${grouped(e.taken)})`,
       ];
     });
-    console.log(`one hot key; redis-server on 127.0.0.1:${server.port}, one ioredis connection, ${options.inFlight} in flight, ${options.rounds} rounds × ${options.ms} ms, medians`);
     console.log(
-      formatTable(['contender', 'seq µs p50', 'seq µs p99', 'decisions/s', 'range', '× naive', '× one call', 'Redis CPU µs', 'Node CPU µs', 'exact: admitted = taken from Redis'], table),
+      `one hot key; redis-server on 127.0.0.1:${server.port}, one ioredis connection, ${options.inFlight} in flight, ${options.rounds} rounds × ${options.ms} ms, medians`,
+    );
+    console.log(
+      formatTable(
+        ['contender', 'seq µs p50', 'seq µs p99', 'decisions/s', 'range', '× naive', '× one call', 'Redis CPU µs', 'Node CPU µs', 'exact: admitted = taken from Redis'],
+        table,
+      ),
     );
     const off = [...exact].filter(([, e]) => !e.ok);
     if (off.length > 0) throw new Error(`admitted total not exact for ${off.map(([label]) => label).join(', ')}`);

@@ -19,6 +19,9 @@
  * The Decision says so in `failure`; the store emits 'failure' with a FailureInfo (never 'error', which
  * would crash a process without a listener); no promise ever rejects for a store failure.
  *
+ * Lease mode (./leased.ts, LeasedLimiter) wraps a token bucket on this store so that each process
+ * decides locally on units it took from the shared bucket; `leasing` counts its takes and returns.
+ *
  * A policy name is a key namespace: limiters with the same name share their counts, in this process
  * and in every other one. Binding one name twice with different parameters throws (while a binding
  * with the first parameters is alive: see ./names.ts). A composite is checked when CompositeLimiter is

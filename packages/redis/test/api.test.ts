@@ -22,9 +22,12 @@ describe('the package', () => {
   it('exports exactly its documented names', () => {
     expect(Object.keys(api).sort()).toEqual([
       'CLOSED_RETRY_AFTER_MS',
+      'DEFAULT_LEASE_KEYS',
+      'DEFAULT_LEASE_TTL_MS',
       'DEFAULT_PREFIX',
       'DEFAULT_PROBE_INTERVAL_MS',
       'DEFAULT_TIMEOUT_MS',
+      'LeasedLimiter',
       'MAX_RAW_KEY_LENGTH',
       'RedisBinding',
       'RedisStore',
