@@ -12,6 +12,7 @@
 import { Limiter, type RateLimiter, type TokenBucketPolicy, describeValue, refuseUnknown } from '@ratekeeper/core';
 import { RedisBinding } from './binding.js';
 
+/** LeasedLimiter's options. */
 export interface LeasedOptions {
   /** k: the most units this process holds per key (taken and not yet spent); 1 to the bucket's capacity. */
   readonly units: number;
@@ -21,6 +22,7 @@ export interface LeasedOptions {
   readonly maxKeys?: number;
 }
 
+/** The validated arguments. */
 export interface ResolvedLease {
   readonly inner: Limiter<TokenBucketPolicy, 'async'>;
   readonly binding: RedisBinding<TokenBucketPolicy>;
@@ -29,7 +31,9 @@ export interface ResolvedLease {
   readonly maxKeys: number;
 }
 
+/** The default `ttlMs`: units may be spent until 1 s after their take was sent. */
 export const DEFAULT_LEASE_TTL_MS = 1000;
+/** The default `maxKeys`: at most 1000 keys hold a lease per LeasedLimiter. */
 export const DEFAULT_LEASE_KEYS = 1000;
 const OWNER = 'LeasedLimiter';
 const KNOWN: ReadonlySet<string> = new Set(['units', 'ttlMs', 'maxKeys']);

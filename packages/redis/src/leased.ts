@@ -28,39 +28,26 @@
  * units a take granted. `reset` drops this process's lease of the key (other processes' leases taken
  * before it are still spent after it: up to (N − 1)·k); `refund` goes to Redis.
  *
- * Memory: at most `maxKeys` keys hold a lease. A new key past that evicts the key whose last take is
- * oldest among the first 8 (its units go back); when none of those can go (takes on the wire), the new
- * key is decided one call at a time. One timer, unref'd, runs while units are held, to give back
- * expired units of idle keys.
+ * Memory: at most `maxKeys` keys hold a lease; eviction, returns and the idle timer are in
+ * ./lease-keys.ts.
  */
 import type { Decision, RateLimiter, TokenBucketPolicy } from '@ratekeeper/core';
 import type { RedisBinding } from './binding.js';
-import { type LeaseTake, returnUnits, takeLease } from './lease-calls.js';
-import { type LeaseLedger, ask, drain, emptyLedger, expire, held, receive, spend } from './lease-ledger.js';
+import { type LeaseTake, takeLease } from './lease-calls.js';
+import { type Entry, LeaseKeys, type Waiter } from './lease-keys.js';
+import { ask, held, receive, spend } from './lease-ledger.js';
 import { type LeasedOptions, resolveLease } from './lease-options.js';
 import { refused } from './lease-refusal.js';
 
-interface Waiter {
-  readonly cost: number;
-  readonly resolve: (decision: Decision | Promise<Decision>) => void;
-}
-
-interface Entry {
-  readonly ledger: LeaseLedger;
-  readonly waiters: Waiter[];
-  /** Until this instant the bucket is known to be short of a full lease: decide one call at a time. */
-  dryUntil: number;
-  /** The bucket's whole tokens as Redis reported them at the last take, and the instant it is full. */
-  seen: number;
-  resetAt: number;
-  /** False once reset, evicted or closed: a take answered later is not spent. */
-  live: boolean;
-}
-
 const OWNER = 'LeasedLimiter';
-const SCAN = 8;
 const TRUE = Promise.resolve(true);
 
+/**
+ * LeasedLimiter decides a token bucket on a RedisStore from units each process takes in advance (k =
+ * `units` per key at most): no round trip while they last, never more admitted than the bucket grants,
+ * at most N·k under-admitted across N processes. See the file's opening comment and the README's
+ * "Lease mode".
+ */
 export class LeasedLimiter implements RateLimiter<'async'> {
   readonly mode = 'async';
   readonly policies: readonly TokenBucketPolicy[];
@@ -72,9 +59,7 @@ export class LeasedLimiter implements RateLimiter<'async'> {
   readonly #binding: RedisBinding<TokenBucketPolicy>;
   readonly #clock: { now(): number };
   readonly #policy: TokenBucketPolicy;
-  readonly #entries = new Map<string, Entry>();
-  readonly #pending = new Set<Promise<unknown>>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #keys: LeaseKeys;
   #closed = false;
 
   constructor(limiter: RateLimiter<'async'>, options: LeasedOptions) {
@@ -87,6 +72,7 @@ export class LeasedLimiter implements RateLimiter<'async'> {
     this.#clock = o.inner.clock;
     this.#policy = o.inner.policy;
     this.policies = o.inner.policies;
+    this.#keys = new LeaseKeys(o.binding, o.inner.clock, o.maxKeys, o.ttlMs);
   }
 
   /**
@@ -94,13 +80,7 @@ export class LeasedLimiter implements RateLimiter<'async'> {
    * no key): held in its lease, or asked of Redis by a take on the wire. Never more than `units` per key.
    */
   held(key?: string): number {
-    if (key !== undefined) {
-      const e = this.#entries.get(key);
-      return e === undefined ? 0 : held(e.ledger) + e.ledger.asked;
-    }
-    let n = 0;
-    for (const e of this.#entries.values()) n += held(e.ledger) + e.ledger.asked;
-    return n;
+    return this.#keys.held(key);
   }
 
   consume(key: string, cost = 1): Promise<Decision> {
@@ -121,9 +101,9 @@ export class LeasedLimiter implements RateLimiter<'async'> {
   peek(key: string, cost = 1): Promise<Decision> {
     const now = this.#clock.now();
     if (typeof key !== 'string' || !Number.isSafeInteger(cost) || cost < 1 || !Number.isFinite(now)) return refused(OWNER, key, cost, now);
-    const entry = this.#entries.get(key);
+    const entry = this.#keys.get(key);
     if (entry !== undefined && entry.live) {
-      this.#expire(key, entry, now);
+      this.#keys.expire(key, entry, now);
       if (held(entry.ledger) >= cost) return Promise.resolve(this.#fromLease(entry, now, cost));
     }
     return this.inner.peek(key, cost);
@@ -131,18 +111,13 @@ export class LeasedLimiter implements RateLimiter<'async'> {
 
   /** reset drops this process's lease of `key` (its units are reset with the key) and resets it in Redis. */
   reset(key: string): Promise<void> {
-    const entry = this.#entries.get(key);
-    if (entry !== undefined) {
-      entry.live = false;
-      drain(entry.ledger);
-      this.#entries.delete(key);
-    }
+    this.#keys.drop(key);
     return this.inner.reset(key);
   }
 
   /** refund gives `cost` back to the shared bucket (atomic, never above full), not to the lease. */
   refund(key: string, cost = 1): Promise<void> {
-    const entry = this.#entries.get(key);
+    const entry = this.#keys.get(key);
     if (entry !== undefined) entry.dryUntil = Number.NEGATIVE_INFINITY;
     return (this.inner.refund as NonNullable<RateLimiter<'async'>['refund']>).call(this.inner, key, cost);
   }
@@ -153,18 +128,14 @@ export class LeasedLimiter implements RateLimiter<'async'> {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    const now = this.#clock.now();
-    for (const [key, entry] of this.#entries) if (entry.ledger.asked === 0) this.#retire(key, entry, now);
-    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+    await this.#keys.close();
   }
 
   /** take spends from the lease (answers its entry) or answers the promise of the decision. */
   #take(key: string, cost: number, now: number): Entry | Promise<Decision> {
-    let entry = this.#entries.get(key);
+    let entry = this.#keys.get(key);
     if (entry !== undefined) {
-      if (entry.ledger.old > 0) this.#expire(key, entry, now);
+      if (entry.ledger.old > 0) this.#keys.expire(key, entry, now);
       if (entry.waiters.length === 0 && spend(entry.ledger, cost)) {
         if (2 * held(entry.ledger) <= this.units && entry.ledger.asked === 0 && !(now < entry.dryUntil)) this.#refill(key, entry, now);
         return entry;
@@ -172,7 +143,7 @@ export class LeasedLimiter implements RateLimiter<'async'> {
     }
     if (this.#closed || cost > this.units) return this.#direct(key, cost);
     if (entry === undefined) {
-      entry = this.#admit(key, now);
+      entry = this.#keys.admit(key, now);
       if (entry === undefined) return this.#direct(key, cost);
     }
     if (entry.ledger.asked === 0 && now < entry.dryUntil) return this.#direct(key, cost);
@@ -187,7 +158,7 @@ export class LeasedLimiter implements RateLimiter<'async'> {
   #direct(key: string, cost: number): Promise<Decision> {
     return this.inner.consume(key, cost).then((d) => {
       if (d.allowed && d.failure === undefined && d.remaining >= this.units) {
-        const entry = this.#entries.get(key);
+        const entry = this.#keys.get(key);
         if (entry !== undefined) entry.dryUntil = Number.NEGATIVE_INFINITY;
       }
       return d;
@@ -197,9 +168,8 @@ export class LeasedLimiter implements RateLimiter<'async'> {
   #refill(key: string, entry: Entry, now: number): void {
     const wanted = ask(entry.ledger, this.units, now);
     if (wanted === 0) return;
-    this.#entries.delete(key); // the most recent take goes last: eviction takes the oldest
-    this.#entries.set(key, entry);
-    this.#track(takeLease(this.#binding, key, wanted, now).then((take) => this.#received(key, entry, wanted, take)));
+    this.#keys.touch(key, entry); // the most recent take goes last: eviction takes the oldest
+    this.#keys.track(takeLease(this.#binding, key, wanted, now).then((take) => this.#received(key, entry, wanted, take)));
   }
 
   #received(key: string, entry: Entry, wanted: number, take: LeaseTake | undefined): void {
@@ -212,11 +182,11 @@ export class LeasedLimiter implements RateLimiter<'async'> {
     }
     if (!entry.live || this.#closed) {
       // Reset: the take's units went with the key. Evicted or closed: they go back.
-      if (entry.live) this.#retire(key, entry, now);
+      if (entry.live) this.#keys.retire(key, entry, now);
       for (const w of entry.waiters.splice(0)) w.resolve(this.#direct(key, w.cost));
       return;
     }
-    this.#expire(key, entry, now);
+    this.#keys.expire(key, entry, now);
     const waiters = entry.waiters;
     let served = 0;
     while (served < waiters.length && spend(entry.ledger, (waiters[served] as Waiter).cost)) {
@@ -227,7 +197,7 @@ export class LeasedLimiter implements RateLimiter<'async'> {
     if (waiters.length > 0 && take !== undefined && !(now < entry.dryUntil)) this.#refill(key, entry, now);
     else if (waiters.length > 0) for (const w of waiters.splice(0)) w.resolve(this.#direct(key, w.cost));
     else if (2 * held(entry.ledger) <= this.units && !(now < entry.dryUntil)) this.#refill(key, entry, now);
-    this.#arm();
+    this.#keys.arm();
   }
 
   /** fromLease is the decision of a request served from `entry`'s lease (after `cost` more units, for a peek). */
@@ -237,61 +207,4 @@ export class LeasedLimiter implements RateLimiter<'async'> {
     const policy = this.#policy;
     return { allowed: true, limit: policy.limit, remaining: remaining > 0 ? remaining : 0, retryAfterMs: 0, resetAfterMs: resetAfterMs > 0 ? resetAfterMs : 0, policy };
   }
-
-  /** admit makes an entry for a new key, evicting an old one when full; undefined when none can go. */
-  #admit(key: string, now: number): Entry | undefined {
-    if (this.#entries.size >= this.maxKeys) {
-      let scanned = 0;
-      let victim: [string, Entry] | undefined;
-      for (const pair of this.#entries) {
-        if (pair[1].ledger.asked === 0) {
-          victim = pair;
-          break;
-        }
-        if (++scanned >= SCAN) break;
-      }
-      if (victim === undefined) return undefined;
-      this.#entries.delete(victim[0]);
-      this.#retire(victim[0], victim[1], now);
-    }
-    const entry: Entry = { ledger: emptyLedger(), waiters: [], dryUntil: Number.NEGATIVE_INFINITY, seen: 0, resetAt: now, live: true };
-    this.#entries.set(key, entry);
-    return entry;
-  }
-
-  /** retire gives an entry's held units back; it decides nothing more. */
-  #retire(key: string, entry: Entry, now: number): void {
-    entry.live = false;
-    const units = drain(entry.ledger);
-    if (units > 0) this.#track(returnUnits(this.#binding, key, units, now));
-  }
-
-  #expire(key: string, entry: Entry, now: number): void {
-    const gone = expire(entry.ledger, now);
-    if (gone > 0) this.#track(returnUnits(this.#binding, key, gone, now));
-  }
-
-  #track(promise: Promise<unknown>): void {
-    this.#pending.add(promise);
-    void promise.then(() => this.#pending.delete(promise));
-  }
-
-  /** arm starts the sweep of idle keys' expired units while any unit is held. */
-  #arm(): void {
-    if (this.#timer !== undefined || this.#closed) return;
-    this.#timer = setTimeout(this.#sweep, Math.max(1, Math.ceil(this.ttlMs / 8)));
-    this.#timer.unref?.();
-  }
-
-  readonly #sweep = (): void => {
-    this.#timer = undefined;
-    const now = this.#clock.now();
-    let holding = false;
-    for (const [key, entry] of this.#entries) {
-      if (entry.ledger.asked === 0) this.#expire(key, entry, now);
-      if (held(entry.ledger) > 0 || entry.ledger.asked > 0) holding = true;
-      else if (entry.waiters.length === 0 && !(now < entry.dryUntil)) this.#entries.delete(key);
-    }
-    if (holding) this.#arm();
-  };
 }
