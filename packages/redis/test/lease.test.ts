@@ -4,7 +4,7 @@
  * store's own denial once the bucket is dry, expiry on an injected clock (units go back), close, the
  * bound on keys holding leases under a flood of fresh keys, reset and refund, a Redis that cannot
  * answer (the failure policy decides; nothing is admitted beyond a lease), and the lease script against
- * the token bucket's TypeScript step on random histories. Every store runs in client time on a
+ * the token bucket's TypeScript step on random histories (a script with no partial lease is caught). Every store runs in client time on a
  * ManualClock unless the test says otherwise, and every test ends with the bucket's ledger exact.
  */
 import {
@@ -23,6 +23,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { takeLease } from '../src/lease-calls.js';
 import { type FailureInfo, LeasedLimiter, RedisBinding, RedisStore, type RedisStoreOptions } from '../src/index.js';
+import { rewrittenScripts } from './mutants/rewritten-scripts-client.js';
 import { closeAll, ioredis } from './support/clients.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
@@ -270,31 +271,45 @@ describeRedis('lease mode on a real Redis', () => {
     }
   });
   it('takes min(k, whole tokens) exactly as consumes at the same instant would, on random histories', async () => {
-    const step = fc.record({ dt: fc.constantFrom(0, 0, 1, 13, 250, 1000, 4000), take: fc.boolean(), n: fc.integer({ min: 1, max: 7 }) });
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { maxLength: 30 }), fc.constantFrom(0, 1, 333), async (history, offset) => {
-        const clock = new ManualClock(T0 + offset);
-        const name = `diff-${names++}`;
-        // The deny cache off: it answers a cached denial's remaining as Redis last gave it.
-        const store = new RedisStore({ client: redis, time: 'client', timeoutMs: 5000, denyCache: false });
-        const remote = new TokenBucketLimiter({ capacity: 7, refillPerSecond: 3, store, clock, name });
-        const memory = new TokenBucketLimiter({ capacity: 7, refillPerSecond: 3, clock, name });
-        for (const [i, s] of history.entries()) {
-          clock.advance(s.dt);
-          if (!s.take) {
-            expect(figures(await remote.consume('k', s.n)), `step ${i}`).toEqual(figures(memory.consume('k', s.n)));
-            continue;
-          }
-          const take = await takeLease(remote.binding as RedisBinding, 'k', s.n, clock.now());
-          const whole = memory.consume('k', s.n);
-          const partial = whole.allowed || whole.remaining < 1 ? undefined : memory.consume('k', whole.remaining);
-          const granted = whole.allowed ? s.n : partial?.remaining === undefined ? 0 : whole.remaining;
-          expect(take?.granted, `step ${i}: take ${s.n}`).toBe(granted);
-          expect(take?.remaining, `step ${i}: remaining`).toBe((partial ?? whole).remaining);
-          if (granted > 0) expect(take?.resetAfterMs, `step ${i}: reset`).toBe((partial ?? whole).resetAfterMs);
-        }
-      }),
-      { numRuns: 40 },
-    );
+    await fc.assert(leaseMatchesStep(redis), { numRuns: 40 });
+  });
+
+  it('catches a lease script that takes no partial lease (the all-or-nothing mutant)', async () => {
+    const result = await fc.check(leaseMatchesStep(rewrittenScripts(redis as never, ALL_OR_NOTHING) as never), { numRuns: 40 });
+    expect(result.failed).toBe(true);
   });
 });
+
+/** MUTANT: a take of more than the bucket holds takes nothing, instead of every whole token there. */
+const ALL_OR_NOTHING = (source: string) => source.replace('if not ok and remaining >= 1 then', 'if false then');
+
+/**
+ * leaseMatchesStep: random histories of consumes and takes on one key, on Redis through `client` in
+ * client time and on the memory store, where a take of n is consume(n), else consume(whole tokens
+ * there) when at least one is: the same grant, remaining and reset, and every consume decided alike.
+ */
+function leaseMatchesStep(client: RedisStoreOptions['client']) {
+  const step = fc.record({ dt: fc.constantFrom(0, 0, 1, 13, 250, 1000, 4000), take: fc.boolean(), n: fc.integer({ min: 1, max: 7 }) });
+  return fc.asyncProperty(fc.array(step, { maxLength: 30 }), fc.constantFrom(0, 1, 333), async (history, offset) => {
+    const clock = new ManualClock(T0 + offset);
+    const name = `diff-${names++}`;
+    // The deny cache off: it answers a cached denial's remaining as Redis last gave it.
+    const store = new RedisStore({ client, time: 'client', timeoutMs: 5000, denyCache: false });
+    const remote = new TokenBucketLimiter({ capacity: 7, refillPerSecond: 3, store, clock, name });
+    const memory = new TokenBucketLimiter({ capacity: 7, refillPerSecond: 3, clock, name });
+    for (const [i, s] of history.entries()) {
+      clock.advance(s.dt);
+      if (!s.take) {
+        expect(figures(await remote.consume('k', s.n)), `step ${i}`).toEqual(figures(memory.consume('k', s.n)));
+        continue;
+      }
+      const take = await takeLease(remote.binding as RedisBinding, 'k', s.n, clock.now());
+      const whole = memory.consume('k', s.n);
+      const partial = whole.allowed || whole.remaining < 1 ? undefined : memory.consume('k', whole.remaining);
+      const granted = whole.allowed ? s.n : partial === undefined ? 0 : whole.remaining;
+      expect(take?.granted, `step ${i}: take ${s.n}`).toBe(granted);
+      expect(take?.remaining, `step ${i}: remaining`).toBe((partial ?? whole).remaining);
+      if (granted > 0) expect(take?.resetAfterMs, `step ${i}: reset`).toBe((partial ?? whole).resetAfterMs);
+    }
+  });
+}
