@@ -4,8 +4,9 @@
  * store's own denial once the bucket is dry, expiry on an injected clock (units go back), close, the
  * bound on keys holding leases under a flood of fresh keys, reset and refund, a Redis that cannot
  * answer (the failure policy decides; nothing is admitted beyond a lease), and the lease script against
- * the token bucket's TypeScript step on random histories (a script with no partial lease is caught). Every store runs in client time on a
- * ManualClock unless the test says otherwise, and every test ends with the bucket's ledger exact.
+ * the token bucket's TypeScript step on random histories (a script with no partial lease is caught).
+ * Every store runs in client time on a ManualClock unless the test says otherwise, and every test ends
+ * with the bucket's ledger exact.
  */
 import {
   CompositeLimiter,
