@@ -5,8 +5,8 @@
  * bound on keys holding leases under a flood of fresh keys, reset and refund, a Redis that cannot
  * answer (the failure policy decides; nothing is admitted beyond a lease), and the lease script against
  * the token bucket's TypeScript step on random histories (a script with no partial lease is caught).
- * Every store runs in client time on a ManualClock unless the test says otherwise, and every test ends
- * with the bucket's ledger exact.
+ * Every store runs in client time on a ManualClock unless the test says otherwise, and the tests that
+ * take units end by reading the bucket's tokens in Redis: exactly what was not admitted.
  */
 import {
   CompositeLimiter,
