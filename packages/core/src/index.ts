@@ -6,7 +6,7 @@ export { tokenBucket } from './algorithms/token-bucket.js';
 export { slidingWindow } from './algorithms/sliding-window.js';
 export { fixedWindow } from './algorithms/fixed-window.js';
 export { MAX_LOG, slidingLog } from './algorithms/sliding-log.js';
-export type { Mode, Result, Store, StoreBinding } from './store.js';
+export type { Booking, Mode, Result, Store, StoreBinding } from './store.js';
 export { DEFAULT_MAX_KEYS, MemoryBinding, MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export { Limiter, type LimiterOptions, type RateLimiter } from './limiter.js';
 export { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './limiters.js';

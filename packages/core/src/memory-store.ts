@@ -28,8 +28,9 @@
 import { type Algorithm, type StepOutput, stepOutput, toDecision } from './algorithm.js';
 import type { Decision } from './decision.js';
 import type { Policy } from './policy.js';
-import type { Store, StoreBinding } from './store.js';
+import type { Booking, Store, StoreBinding } from './store.js';
 import { decideAll } from './memory-all.js';
+import { bookAll } from './memory-reserve.js';
 import { MAX_VERBATIM_KEY, digestKey, storedKey } from './key-digest.js';
 import { evictionMask } from './eviction.js';
 import { optionsObject, positiveInteger, refuseUnknown } from './validate.js';
@@ -61,6 +62,11 @@ export class MemoryStore implements Store<'sync'> {
 
   consumeAll(bindings: readonly StoreBinding<'sync'>[], key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
     return decideAll(bindings as readonly MemoryBinding[], key, now, cost, commit);
+  }
+
+  /** reserveAll books a request on these bindings (memory-reserve.ts; contract in reserve.ts). */
+  reserveAll(bindings: readonly StoreBinding<'sync'>[], key: string, now: number, cost: number, maxWaitMs: number): Booking<'sync'> {
+    return bookAll(bindings as readonly MemoryBinding[], key, now, cost, maxWaitMs);
   }
 
   /** banned puts a ban in front of one of this store's bindings (ban.ts, memory-ban.ts). */
@@ -194,7 +200,7 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     return { allowed: true, limit: this.#policy.limit, remaining: out.remaining, retryAfterMs: 0, resetAfterMs: out.resetAfterMs, policy: this.#policy };
   }
 
-  /** snapshot copies `key`'s state, or undefined when the key is not held (reservations: reserve.ts). */
+  /** snapshot copies `key`'s state (the key as stored), or undefined when it is not held (reservations: memory-reserve.ts). */
   snapshot(key: string): number[] | undefined {
     const slot = this.#index.get(key);
     if (slot === undefined) return undefined;
@@ -202,9 +208,13 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     return Array.from(this.#states.subarray(offset, offset + this.#width));
   }
 
-  /** restore puts back a state taken by `snapshot` (undefined: the key is dropped). */
+  /** restore puts back a state taken by `snapshot` (undefined: the key is dropped); `key` as stored. */
   restore(key: string, state: readonly number[] | undefined, now: number): void {
-    if (state === undefined) return this.reset(key);
+    if (state === undefined) {
+      const held = this.#index.get(key);
+      if (held !== undefined) this.#drop(key, held);
+      return;
+    }
     const slot = this.#index.get(key) ?? this.#insert(key, now < this.#sweptAt ? this.#sweptAt : now);
     this.#states.set(state, slot * this.#width);
   }

@@ -1,8 +1,9 @@
 /**
  * Reserve and wait, for callers that would rather queue than fail (outbound API calls, job runners):
  * `reserve(limiter, key, cost)` answers when the request may go and books it for that instant;
- * `wait(limiter, key, cost, { signal, maxWaitMs })` resolves at that instant. Memory store only: a
- * limiter on another store is refused with a TypeError (Redis reservations are not implemented).
+ * `wait(limiter, key, cost, { signal, maxWaitMs })` resolves at that instant. Any core limiter, a
+ * CompositeLimiter included, on any store with `reserveAll` (MemoryStore, @ratekeeper/redis's
+ * RedisStore): on the memory store `reserve` answers synchronously, on a remote one with a promise.
  *
  * Guarantees, per key, for calls that all go through reserve/wait:
  * - never early: a reservation is recorded by the algorithm's own step at the instant it may go, so the
@@ -13,29 +14,55 @@
  * - `cancel()` before the instant gives the units back, restoring the key's state exactly, when nothing
  *   was booked on the key since. When something was, it returns false and the units stay spent:
  *   handing them back would let the later booking, computed with them spent, exceed the limit.
+ * - a composite books all its members at the one instant every member admits, or none; its cancel
+ *   restores every member or none.
+ *
+ * What Go's golang.org/x/time/rate got wrong, and the tests that hold this file to it
+ * (test/regressions/go-reservations.test.ts):
+ * - golang/time#22 (Reservation.Cancel restored tokens as though no other reservation had been made
+ *   since, minting tokens): a cancel after a later booking is refused and changes nothing; a cancel
+ *   after the instant has come is refused; a failed reservation (too long, never) records nothing, so
+ *   there is nothing to give back, and cancel on it answers false; cancelling twice gives back once.
+ * - golang/go's Limiter.Wait with a context deadline (it compared the deadline with the wait
+ *   computed before rounding and reserved anyway, so it could reject a wait that fitted or accept one
+ *   that did not, and reject only after the time had passed): `maxWaitMs` is compared with the exact
+ *   instant, inclusively (a wait of exactly maxWaitMs is granted, one ms more is refused at once and
+ *   records nothing), and an abort rejects at once and cancels the booking, never later.
  *
  * A reservation is booked as state at a future instant; the memory store holds a key's clock at its
  * latest state (time going backwards counts as no time passing), so a plain `consume` on a key with a
  * booking ahead is decided as of that booking but not delayed: use `reserve` (or `wait` with
- * `maxWaitMs: 0`) for every request of a key that queues. Not for composites (a single policy each).
+ * `maxWaitMs: 0`) for every request of a key that queues.
+ *
+ * On a remote store `delayMs` counts from the moment the answer arrived (the store decided a little
+ * earlier, on its own clock), so waiting it out is never early. A store that cannot answer books
+ * nothing: the reservation is not ok, its decision carries `failure: 'closed'`, and `wait` rejects with
+ * a WaitError 'unavailable'. The store's failure policy (fallback, open) is not consulted, on purpose:
+ * a local fallback cannot keep the queue that other processes share, and 'open' would let a request
+ * go at once that the caller asked to queue — both admissions nobody asked for.
  */
+import type { Clock } from './clock.js';
+import { CompositeLimiter, mostRestrictive } from './composite.js';
 import type { Decision } from './decision.js';
-import type { Limiter } from './limiter.js';
-import { MemoryBinding } from './memory-store.js';
+import { Limiter, type RateLimiter } from './limiter.js';
 import type { Policy } from './policy.js';
+import type { Booking, Mode, Result, Store, StoreBinding } from './store.js';
 import { callError, describeValue, isCost } from './validate.js';
 
-export interface Reservation {
+export interface Reservation<M extends Mode = 'sync'> {
   /** Whether the request is booked. */
   readonly ok: boolean;
-  /** Milliseconds from the call until the request may go: 0 now, Infinity when not ok. */
+  /** Milliseconds until the request may go (from the answer): 0 now, Infinity when not ok. */
   readonly delayMs: number;
   /** The limiter clock's instant at which it may go; Infinity when not ok. */
   readonly at: number;
-  /** When ok, the decision at `at`; when not, the denial (retryAfterMs Infinity: the cost never fits). */
+  /**
+   * When ok, the decision at `at`; when not, a denial: retryAfterMs is Infinity when the cost never
+   * fits, else the wait that exceeded maxWaitMs; `failure: 'closed'` when the store could not answer.
+   */
   readonly decision: Decision;
   /** cancel gives the units back if the reservation has not begun and nothing was booked after it. */
-  cancel(): boolean;
+  cancel(): Result<M, boolean>;
 }
 
 export interface ReserveOptions {
@@ -48,84 +75,83 @@ export interface WaitOptions extends ReserveOptions {
   readonly signal?: AbortSignal;
 }
 
-/** WaitError is how `wait` rejects: the request never fits, would wait too long, or the wait was aborted. */
+/**
+ * WaitError is how `wait` rejects: the request never fits, would wait too long, the wait was aborted,
+ * or the store could not book it.
+ */
 export class WaitError extends Error {
-  readonly reason: 'never' | 'too-long' | 'aborted';
+  readonly reason: 'never' | 'too-long' | 'aborted' | 'unavailable';
   readonly decision: Decision | undefined;
   constructor(reason: WaitError['reason'], decision?: Decision) {
-    super(
-      reason === 'never' ? 'wait: the cost exceeds what the limit can ever grant' : reason === 'too-long' ? 'wait: the request would wait longer than maxWaitMs' : 'wait: aborted',
-    );
+    super(MESSAGES[reason]);
     this.name = 'WaitError';
     this.reason = reason;
     this.decision = decision;
   }
 }
 
-/**
- * The latest booked instant per key, per binding. Entries at or before now mean nothing and are swept
- * when the map has doubled since the last sweep (amortised O(1) per call).
- */
-interface Bookings {
-  readonly at: Map<string, number>;
-  sweepAt: number;
+const MESSAGES: Record<WaitError['reason'], string> = {
+  never: 'wait: the cost exceeds what the limit can ever grant',
+  'too-long': 'wait: the request would wait longer than maxWaitMs',
+  aborted: 'wait: aborted',
+  unavailable: 'wait: the store could not book the request (its failure event says why)',
+};
+
+/** Target is what reserve needs of a limiter: its store, the bindings to book and its clock. */
+interface Target {
+  readonly mode: Mode;
+  readonly store: Store;
+  readonly bindings: readonly StoreBinding[];
+  readonly clock: Clock;
 }
-const booked = new WeakMap<MemoryBinding, Bookings>();
+const targets = new WeakMap<object, Target>();
 
 /** reserve books `cost` for `key` at the first instant it may go (see the file comment). */
-export function reserve(limiter: Limiter<Policy, 'sync'>, key: string, cost = 1, options: ReserveOptions = {}): Reservation {
-  const binding = memoryBinding('reserve', limiter);
-  const now = limiter.clock.now();
-  if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) throw callError('reserve', key, cost, now);
-  const maxWaitMs = options.maxWaitMs ?? Infinity;
-  if (typeof maxWaitMs !== 'number' || !(maxWaitMs >= 0)) {
-    const message = `reserve: maxWaitMs must be a number >= 0, got ${describeValue(maxWaitMs)}`;
-    throw typeof maxWaitMs === 'number' ? new RangeError(message) : new TypeError(message);
+export function reserve(limiter: RateLimiter<'sync'>, key: string, cost?: number, options?: ReserveOptions): Reservation<'sync'>;
+export function reserve(limiter: RateLimiter<'async'>, key: string, cost?: number, options?: ReserveOptions): Promise<Reservation<'async'>>;
+export function reserve(limiter: RateLimiter, key: string, cost?: number, options?: ReserveOptions): Reservation<'sync'> | Promise<Reservation<'async'>>;
+export function reserve(limiter: RateLimiter, key: string, cost = 1, options: ReserveOptions = {}): Reservation<'sync'> | Promise<Reservation<'async'>> {
+  const target = targetOf(limiter);
+  const { clock, store, bindings } = target;
+  const now = clock.now();
+  let maxWaitMs: number;
+  try {
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) throw callError('reserve', key, cost, now);
+    maxWaitMs = checkMaxWait(options);
+  } catch (error) {
+    if (target.mode === 'sync') throw error;
+    return Promise.reject(error);
   }
-  const latest = latestOf(binding, key, now);
-  const seen = binding.peek(key, now, cost);
-  if (seen.retryAfterMs === Infinity) return failed(seen);
-  const at = Math.max(now + seen.retryAfterMs, latest);
-  if (at - now > maxWaitMs) return failed({ ...seen, retryAfterMs: at - now });
-  const before = binding.snapshot(key);
-  const decision = binding.consume(key, at, cost);
-  if (!decision.allowed) return failed(decision); // unreachable while retryAfterMs is exact
-  const after = binding.snapshot(key);
-  const map = (booked.get(binding) as Bookings).at;
-  const previous = map.get(key);
-  if (at > now) map.set(key, at);
-  let live = true;
-  const cancel = (): boolean => {
-    if (!live || limiter.clock.now() >= at || !same(binding.snapshot(key), after)) return false;
-    live = false;
-    binding.restore(key, before, limiter.clock.now());
-    if (previous === undefined) map.delete(key);
-    else map.set(key, previous);
-    return true;
-  };
-  return { ok: true, delayMs: at - now, at, decision, cancel };
+  const booking = (store.reserveAll as NonNullable<Store['reserveAll']>)(bindings, key, now, cost, maxWaitMs === Infinity ? -1 : maxWaitMs);
+  if (target.mode === 'sync') return reservation(booking as Booking<'sync'>, now, clock, bindings.length);
+  return (booking as Promise<Booking<'async'>>).then((b) => reservation(b, clock.now(), clock, bindings.length));
 }
 
 /**
  * wait resolves with the decision when `cost` may go for `key`, or rejects with a WaitError at once; a
  * refused call (bad key, cost, clock reading or limiter) rejects with reserve's TypeError or RangeError.
  */
-export function wait(limiter: Limiter<Policy, 'sync'>, key: string, cost = 1, options: WaitOptions = {}): Promise<Decision> {
+export function wait(limiter: RateLimiter, key: string, cost = 1, options: WaitOptions = {}): Promise<Decision> {
   const { signal } = options;
   if (signal?.aborted) return Promise.reject(new WaitError('aborted'));
-  let r: Reservation;
+  let booked: Reservation<Mode> | Promise<Reservation<Mode>>;
   try {
-    r = reserve(limiter, key, cost, options);
+    booked = reserve(limiter, key, cost, options);
   } catch (error) {
     return Promise.reject(error); // a refused call rejects: wait never throws synchronously
   }
-  if (!r.ok) return Promise.reject(new WaitError(r.decision.retryAfterMs === Infinity ? 'never' : 'too-long', r.decision));
+  return booked instanceof Promise ? booked.then((r) => waitFor(r, signal)) : waitFor(booked, signal);
+}
+
+/** waitFor waits out a reservation: resolves at its instant, rejects at once when not ok or when aborted. */
+function waitFor(r: Reservation<Mode>, signal: AbortSignal | undefined): Promise<Decision> {
+  if (!r.ok) return Promise.reject(new WaitError(refusalOf(r.decision), r.decision));
+  if (signal?.aborted) return cancelThenReject(r);
   if (r.delayMs === 0) return Promise.resolve(r.decision);
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      r.cancel();
-      reject(new WaitError('aborted', r.decision));
+      cancelThenReject(r).catch(reject);
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -135,30 +161,52 @@ export function wait(limiter: Limiter<Policy, 'sync'>, key: string, cost = 1, op
   });
 }
 
-function memoryBinding(owner: string, limiter: Limiter<Policy, 'sync'>): MemoryBinding {
-  const binding = (limiter as { binding?: unknown } | null)?.binding;
-  if (!(binding instanceof MemoryBinding)) throw new TypeError(`${owner}: limiter must be a single-policy limiter on a MemoryStore, got ${describeValue(limiter)}`);
-  if (!booked.has(binding)) booked.set(binding, { at: new Map(), sweepAt: 1024 });
-  return binding;
+/** cancelThenReject cancels (on a remote store, waits for the cancel to be answered) and rejects 'aborted'. */
+function cancelThenReject(r: Reservation<Mode>): Promise<never> {
+  const aborted = new WaitError('aborted', r.decision);
+  const cancelled = r.cancel();
+  return cancelled instanceof Promise ? cancelled.then(() => Promise.reject(aborted)) : Promise.reject(aborted);
 }
 
-/** latestOf is the latest instant booked on `key` still ahead of `now` (-Infinity for none). */
-function latestOf(binding: MemoryBinding, key: string, now: number): number {
-  const bookings = booked.get(binding) as Bookings;
-  const map = bookings.at;
-  if (map.size >= bookings.sweepAt) {
-    for (const [k, at] of map) if (at <= now) map.delete(k);
-    bookings.sweepAt = Math.max(1024, 2 * map.size);
+function refusalOf(decision: Decision): WaitError['reason'] {
+  if (decision.failure !== undefined) return 'unavailable';
+  return decision.retryAfterMs === Infinity ? 'never' : 'too-long';
+}
+
+/** reservation turns a store's booking, answered at `now` on the limiter's clock, into a Reservation. */
+function reservation<M extends Mode>(booking: Booking<M>, now: number, clock: Clock, members: number): Reservation<M> {
+  const merged = members === 1 ? (booking.decisions[0] as Decision) : mostRestrictive(booking.decisions);
+  if (!booking.ok) {
+    const decision = booking.failed === true ? merged : { ...merged, allowed: false, retryAfterMs: booking.delayMs };
+    return { ok: false, delayMs: Infinity, at: Infinity, decision, cancel: () => booking.cancel(clock.now()) as Result<M, boolean> };
   }
-  const at = map.get(key);
-  return at !== undefined && at > now ? at : -Infinity;
+  return { ok: true, delayMs: booking.delayMs, at: now + booking.delayMs, decision: merged, cancel: () => booking.cancel(clock.now()) };
 }
 
-function failed(decision: Decision): Reservation {
-  return { ok: false, delayMs: Infinity, at: Infinity, decision, cancel: () => false };
+function checkMaxWait(options: ReserveOptions): number {
+  const maxWaitMs = options.maxWaitMs ?? Infinity;
+  if (typeof maxWaitMs !== 'number' || !(maxWaitMs >= 0)) {
+    const message = `reserve: maxWaitMs must be a number >= 0, got ${describeValue(maxWaitMs)}`;
+    throw typeof maxWaitMs === 'number' ? new RangeError(message) : new TypeError(message);
+  }
+  return maxWaitMs;
 }
 
-function same(a: readonly number[] | undefined, b: readonly number[] | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
+/** targetOf finds (once per limiter) the store and bindings to book on, or throws a TypeError. */
+function targetOf(limiter: RateLimiter): Target {
+  const known = typeof limiter === 'object' && limiter !== null ? targets.get(limiter) : undefined;
+  if (known !== undefined) return known;
+  let target: Target | undefined;
+  if (limiter instanceof CompositeLimiter) {
+    const members = limiter.members as readonly Limiter<Policy, Mode>[];
+    const first = members[0] as Limiter<Policy, Mode>;
+    target = { mode: first.mode, store: first.store, bindings: Object.freeze(members.map((m) => m.binding)), clock: first.clock };
+  } else if (limiter instanceof Limiter) {
+    const l = limiter as Limiter<Policy, Mode>;
+    target = { mode: l.mode, store: l.store, bindings: Object.freeze([l.binding]), clock: l.clock };
+  }
+  if (target === undefined) throw new TypeError(`reserve: limiter must be a single-policy core limiter or a CompositeLimiter, got ${describeValue(limiter)}`);
+  if (typeof target.store.reserveAll !== 'function') throw new TypeError("reserve: the limiter's store cannot book reservations (it has no reserveAll)");
+  targets.set(limiter, target);
+  return target;
 }

@@ -45,4 +45,32 @@ export interface Store<M extends Mode = Mode> {
    * throws a TypeError when the store cannot decide them together, so that consumeAll never has to.
    */
   prepareAll?(bindings: readonly StoreBinding<M>[]): void;
+  /**
+   * reserveAll books `cost` for `key` under these bindings (one for a single limiter, a composite's
+   * members otherwise) at the first instant, at or after `now`, at which every binding admits it and no
+   * earlier than the latest booking on any of them, all or nothing; it refuses, recording nothing, when
+   * the cost never fits or that instant is more than `maxWaitMs` away (-1: no bound). The contract is
+   * reserve.ts's. Stores without it cannot back reserve() and wait().
+   */
+  reserveAll?(bindings: readonly StoreBinding<M>[], key: string, now: number, cost: number, maxWaitMs: number): Result<M, Booking<M>>;
+}
+
+/**
+ * Booking is a store's answer to reserveAll. `delayMs` is measured from the instant the store decided
+ * at (the `now` it was given, or a remote server's own clock): 0 when the request may go at once,
+ * Infinity when the cost never fits. `decisions` are the bindings' decisions at the booked instant when
+ * `ok`, else their verdicts at `now` (a refused booking records nothing). `failed` marks a booking the
+ * store could not make (its failure policy is not consulted: see reserve.ts).
+ */
+export interface Booking<M extends Mode = Mode> {
+  readonly ok: boolean;
+  readonly delayMs: number;
+  readonly decisions: readonly Decision[];
+  readonly failed?: true;
+  /**
+   * cancel gives the units back, restoring every binding's state as it was before the booking, if
+   * `now` is before the booked instant and nothing was recorded on the key since; it answers whether
+   * it did. At most one cancel succeeds.
+   */
+  cancel(now: number): Result<M, boolean>;
 }

@@ -74,6 +74,7 @@ const TYPES = [
   'AlgorithmShorthand',
   'BanOptions',
   'Bans',
+  'Booking',
   'Clock',
   'Decision',
   'DecisionOutcome',

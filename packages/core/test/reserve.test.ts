@@ -60,9 +60,9 @@ describe('reserve', () => {
     expect(fourth.cancel()).toBe(false); // its instant has come
   });
 
-  it('refuses a limiter on another store, a bad key, cost or maxWaitMs', () => {
+  it('refuses a limiter on a store that cannot book, a bad key, cost or maxWaitMs', () => {
     const remote = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, store: new AsyncMemoryStore() });
-    expect(() => reserve(remote as never, 'k')).toThrowError(new TypeError('reserve: limiter must be a single-policy limiter on a MemoryStore, got an object'));
+    expect(() => reserve(remote, 'k')).toThrowError(new TypeError("reserve: the limiter's store cannot book reservations (it has no reserveAll)"));
     const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 });
     expect(() => reserve(limiter, 5 as never)).toThrowError(new TypeError('reserve: key must be a string, got 5'));
     expect(() => reserve(limiter, 'k', 0)).toThrowError(new RangeError('reserve: cost must be a positive integer, got 0'));
