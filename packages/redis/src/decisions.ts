@@ -14,7 +14,8 @@ import type { Decision, Policy } from '@ratekeeper/core';
 
 export const CLOSED_RETRY_AFTER_MS = 1000;
 
-function numberOf(value: unknown): number {
+/** numberOf reads one number of a reply: an integer, or %.17g text ('inf' for Infinity). */
+export function numberOf(value: unknown): number {
   if (typeof value === 'number') return value;
   if (value === 'inf') return Infinity;
   if (value === '-inf') return -Infinity;
@@ -22,7 +23,7 @@ function numberOf(value: unknown): number {
 }
 
 /** decisionAt reads the decision of the policy whose four values start at `reply[offset]`. */
-function decisionAt(reply: readonly unknown[], offset: number, policy: Policy): Decision {
+export function decisionAt(reply: readonly unknown[], offset: number, policy: Policy): Decision {
   return {
     allowed: reply[offset] === 1,
     limit: policy.limit,

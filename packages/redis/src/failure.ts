@@ -20,9 +20,9 @@ export type FailureReason = 'timeout' | 'connection' | 'unavailable' | 'reply';
 export interface FailureInfo {
   /**
    * The limiter call that failed; a composite reports 'consume' or 'peek'. 'lease' is a LeasedLimiter
-   * taking units (its return of units reports 'refund').
+   * taking units (its return of units reports 'refund'); reserve/wait report 'reserve' or 'cancel'.
    */
-  readonly operation: 'consume' | 'peek' | 'allow' | 'reset' | 'refund' | 'lease';
+  readonly operation: 'consume' | 'peek' | 'allow' | 'reset' | 'refund' | 'lease' | 'reserve' | 'cancel';
   /** The policy's name; a composite's member names joined by '+'. */
   readonly policy: string;
   readonly reason: FailureReason;

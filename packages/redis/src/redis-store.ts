@@ -29,7 +29,7 @@
  * consume.
  */
 import { EventEmitter } from 'node:events';
-import type { Algorithm, Decision, Policy, StoreBinding, Store } from '@ratekeeper/core';
+import type { Algorithm, Booking, Decision, Policy, StoreBinding, Store } from '@ratekeeper/core';
 import { RedisBans } from './ban-binding.js';
 import { type Backend, RedisBinding, scriptParams } from './binding.js';
 import { type Plan, decideComposite, makePlan } from './composite.js';
@@ -42,6 +42,7 @@ import { fallbackPolicy } from './fallback-policy.js';
 import { leaseCounters } from './lease-calls.js';
 import { PolicyNames } from './names.js';
 import { Remote } from './remote.js';
+import { type ReservePlan, bookOnRedis, reservePlan } from './reserve.js';
 import { slotOf } from './slot.js';
 
 export interface RedisStoreEvents {
@@ -59,6 +60,7 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
   readonly #names = new PolicyNames();
   readonly #fallbackDivisor: number;
   readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan>();
+  readonly #reservePlans = new WeakMap<readonly StoreBinding<'async'>[], ReservePlan>();
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -118,6 +120,23 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
       this.#plans.set(bindings, plan);
     }
     return decideComposite(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
+  }
+
+  /**
+   * reserveAll books a request for one binding or a composite's (core's reserve.ts contract) in one
+   * atomic script (./reserve.ts); a booking Redis cannot make is refused, never decided by onFailure.
+   */
+  reserveAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
+    let rp = this.#reservePlans.get(bindings);
+    if (rp === undefined) {
+      try {
+        rp = reservePlan(this.#backend, makePlan(this.#backend, bindings));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      this.#reservePlans.set(bindings, rp);
+    }
+    return bookOnRedis(this.#backend, rp, key, now, cost, maxWaitMs);
   }
 
   /**

@@ -1,0 +1,91 @@
+/**
+ * Reservations on Redis (RedisStore.reserveAll, core's reserve.ts contract): one atomic script books a
+ * request for one policy or for every member of a composite (lua/reserve-script.ts), another cancels
+ * it. Both run on the server's TIME by default (`time: 'client'`: the limiter's clock), go straight to
+ * Redis through Remote (the batcher is flushed first, so a consume sent before is decided before), and
+ * carry the deadline every script does, so a call that failed changed nothing.
+ *
+ * Failure: a reservation Redis could not make is refused (`failed`, every member's decision the
+ * 'closed' denial), reported once through the store's 'failure' event ('reserve'), and never decided
+ * by the store's failure policy: a local fallback cannot keep a queue that other processes share, and
+ * 'open' would send at once a request its caller asked to queue. A cancel Redis could not make
+ * answers false (reported as 'cancel'): the units stay spent, the safe side of the limit.
+ */
+import type { Booking, Decision, Policy } from '@ratekeeper/core';
+import { type Backend, asFailure, info } from './binding.js';
+import type { Plan } from './composite.js';
+import { closedDecision, decisionAt, numberOf } from './decisions.js';
+import { encodeKey } from './keys.js';
+import { cancelScript, reserveScript } from './lua/reserve-script.js';
+import type { Script } from './lua/scripts.js';
+
+/** ReservePlan is a composite plan (or a one-member one) with its two reservation scripts. */
+export interface ReservePlan {
+  readonly plan: Plan;
+  readonly reserve: Script;
+  readonly cancel: Script;
+}
+
+export function reservePlan(backend: Backend, plan: Plan): ReservePlan {
+  const algorithms = plan.policies.map((p) => p.algorithm);
+  return { plan, reserve: reserveScript(algorithms, backend.clientTime), cancel: cancelScript(algorithms, backend.clientTime) };
+}
+
+/** bookOnRedis books `cost` for `key` on every member of the plan; `maxWaitMs` -1 means no bound. */
+export function bookOnRedis(backend: Backend, rp: ReservePlan, key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
+  const { plan } = rp;
+  const keys = keysOf(plan, key);
+  const command = ['EVALSHA', rp.reserve.sha, String(keys.length), ...keys];
+  if (backend.clientTime) command.push(String(now));
+  command.push(String(cost), ...plan.params, String(maxWaitMs), '0');
+  backend.batcher?.flush();
+  return backend.remote.eval(rp.reserve, command, keys[0] as string, (ended) => {
+    const booking = decodeBooking(ended, plan.policies, (at, tokens) => cancelOnRedis(backend, rp, key, keys, at, tokens));
+    if (booking !== undefined) return booking;
+    backend.report(info('reserve', plan.name, asFailure(ended)));
+    return { ok: false, delayMs: Infinity, decisions: plan.policies.map(closedDecision), failed: true, cancel: () => Promise.resolve(false) };
+  });
+}
+
+/** keysOf lists the members' state keys, then their booking keys. */
+function keysOf(plan: Plan, key: string): string[] {
+  const tag = `${encodeKey(key)}}`;
+  const states = plan.members.map((m) => `${m.head}${tag}`);
+  return [...states, ...states.map((k) => `${k}:r`)];
+}
+
+type Canceller = (at: string, tokens: readonly string[]) => (now: number) => Promise<boolean>;
+
+/** decodeBooking reads the reserve script's reply (lua/reserve-script.ts); undefined for any other shape. */
+function decodeBooking(reply: unknown, policies: readonly Policy[], canceller: Canceller): Booking<'async'> | undefined {
+  if (!Array.isArray(reply)) return undefined;
+  const n = policies.length;
+  const decisions = (from: number): Decision[] => policies.map((p, i) => decisionAt(reply, from + 4 * i, p));
+  if (reply[0] === 0 && reply.length === 2 + 4 * n) {
+    return { ok: false, delayMs: numberOf(reply[1]), decisions: decisions(2), cancel: () => Promise.resolve(false) };
+  }
+  if (reply[0] !== 1 || reply.length !== 3 + 8 * n) return undefined;
+  const tokens = reply.slice(3 + 4 * n).map(String);
+  return { ok: true, delayMs: numberOf(reply[1]), decisions: decisions(3), cancel: canceller(String(reply[2]), tokens) };
+}
+
+/** cancelOnRedis is a booking's cancel: one script call, at most one success. */
+function cancelOnRedis(backend: Backend, rp: ReservePlan, key: string, keys: readonly string[], at: string, tokens: readonly string[]): (now: number) => Promise<boolean> {
+  let live = true;
+  return (now) => {
+    if (!live) return Promise.resolve(false);
+    const command = ['EVALSHA', rp.cancel.sha, String(keys.length), ...keys];
+    if (backend.clientTime) command.push(String(now));
+    command.push('1', at, ...tokens, '0');
+    backend.batcher?.flush();
+    return backend.remote.eval(rp.cancel, command, keys[0] as string, (ended) => {
+      if (ended === 2) {
+        live = false;
+        backend.denyCache?.forget(key); // units came back: a remembered denial may no longer hold
+        return true;
+      }
+      if (ended !== 1) backend.report(info('cancel', rp.plan.name, asFailure(ended)));
+      return false;
+    });
+  };
+}

@@ -1,0 +1,258 @@
+/**
+ * reserve and wait on Redis (core's reserve.ts contract, lua/reserve-script.ts): the same random
+ * sequences of reservations, cancels and clock moves give the same reservations on the memory store
+ * and on Redis in client time (instants, decisions, cancel verdicts), for every algorithm and for
+ * composites; a cancelled or refused reservation leaves the keys byte for byte as they were; a cost
+ * above capacity fails at once; a store that cannot answer books nothing and wait rejects; on the
+ * server's clock, wait resolves at the instant and not a millisecond before.
+ */
+import { CompositeLimiter, ManualClock, MemoryStore, type RateLimiter, type Reservation, TokenBucketLimiter, WaitError, reserve, wait } from '@ratekeeper/core';
+import fc from 'fast-check';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { type FailureInfo, RedisStore, storageKey } from '../src/index.js';
+import { CLIENT_KINDS, type ClientKind, client, closeAll, ioredis } from './support/clients.js';
+import { type Spec, limitOf, makeLimiter, nextInstant, specs, startInstant } from './support/histories.js';
+import { type RedisServer, freePort, startServer } from './support/redis-server.js';
+import { describeRedis } from './support/requirements.js';
+import { immortalKeys } from './support/ttl.js';
+
+let server: RedisServer;
+let redis: Redis;
+const stores = new Map<ClientKind, RedisStore>();
+const failures: FailureInfo[] = [];
+let run = 0;
+const RUNS = Number(process.env['RATEKEEPER_DIFF_RUNS'] ?? 25);
+const T0 = 1_700_000_000_000;
+
+beforeAll(async () => {
+  server = await startServer();
+  redis = ioredis(server.port);
+  for (const kind of CLIENT_KINDS) {
+    const store = new RedisStore({ client: await client(kind, server.port), time: 'client', timeoutMs: 5000, onFailure: 'closed' });
+    store.on('failure', (info) => failures.push(info));
+    stores.set(kind, store);
+  }
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+afterAll(async () => {
+  await closeAll();
+  await server?.stop();
+});
+
+type Op = { kind: 'reserve'; cost: number; maxWaitMs: number | undefined } | { kind: 'cancel'; which: number } | { kind: 'move'; dt: number };
+
+function ops(members: readonly Spec[]): fc.Arbitrary<Op[]> {
+  const limit = Math.max(...members.map(limitOf));
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('reserve' as const),
+        cost: fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: limit + 1 }), weight: 1 }),
+        maxWaitMs: fc.option(fc.integer({ min: 0, max: 30_000 }), { nil: undefined }),
+      }),
+      weight: 5,
+    },
+    { arbitrary: fc.record({ kind: fc.constant('cancel' as const), which: fc.nat() }), weight: 2 },
+    { arbitrary: fc.record({ kind: fc.constant('move' as const), dt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5000 })) }), weight: 2 },
+  );
+  return fc.array(op, { minLength: 1, maxLength: 30 });
+}
+
+const visible = (r: Reservation<'sync' | 'async'>) => ({ ok: r.ok, delayMs: r.delayMs, at: r.at, decision: r.decision });
+
+/** replay runs one sequence on memory and on Redis and requires the same answers, step by step. */
+async function replay(members: readonly Spec[], start: number, sequence: readonly Op[], kind: ClientKind): Promise<void> {
+  const clock = new ManualClock(start);
+  const memoryStore = new MemoryStore();
+  const store = stores.get(kind) as RedisStore;
+  const build = <M extends 'sync' | 'async'>(s: MemoryStore | RedisStore): RateLimiter<M> =>
+    (members.length === 1 ? makeLimiter(members[0] as Spec, s, clock) : new CompositeLimiter(members.map((spec) => makeLimiter(spec, s, clock)))) as unknown as RateLimiter<M>;
+  const memory = build<'sync'>(memoryStore);
+  const remote = build<'async'>(store);
+  const key = `reserve${run++}`;
+  const booked: [Reservation<'sync'>, Reservation<'async'>][] = [];
+  let now = start;
+  for (const [i, op] of sequence.entries()) {
+    const where = `step ${i} (${JSON.stringify(op)} at ${now})`;
+    if (op.kind === 'move') {
+      now = nextInstant(now, op.dt, members);
+      clock.set(now);
+    } else if (op.kind === 'cancel') {
+      const pair = booked[booked.length - 1 - (op.which % 3)];
+      if (pair === undefined) continue;
+      expect(await pair[1].cancel(), where).toBe(pair[0].cancel());
+    } else {
+      const options = op.maxWaitMs === undefined ? {} : { maxWaitMs: op.maxWaitMs };
+      const want = reserve(memory, key, op.cost, options);
+      const got = await reserve(remote, key, op.cost, options);
+      expect(visible(got), where).toEqual(visible(want));
+      if (want.ok) booked.push([want, got]);
+    }
+  }
+  expect(failures).toEqual([]);
+}
+
+const composites = fc
+  .subarray([specs['token-bucket'], specs['sliding-window'], specs['fixed-window'], specs['sliding-log']], { minLength: 2 })
+  .chain((arbs) => fc.tuple(...arbs))
+  .map((m) => m as Spec[]);
+
+function property(members: fc.Arbitrary<Spec[]>, kind: ClientKind) {
+  return fc.asyncProperty(
+    members.chain((m) => fc.tuple(fc.constant(m), startInstant, ops(m))),
+    ([m, start, sequence]) => replay(m, start, sequence, kind),
+  );
+}
+
+describeRedis('reserve on Redis books exactly as on the memory store', () => {
+  for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window', 'sliding-log'] as const) {
+    it(`gives the same ${algorithm} reservations and cancels on memory and on Redis`, async () => {
+      await fc.assert(
+        property(
+          specs[algorithm].map((s) => [s as Spec]),
+          'ioredis',
+        ),
+        { numRuns: RUNS },
+      );
+    });
+  }
+
+  for (const kind of CLIENT_KINDS) {
+    it(`gives the same composite reservations and cancels on memory and on Redis through ${kind}`, async () => {
+      await fc.assert(property(composites, kind), { numRuns: RUNS });
+    });
+  }
+});
+
+/** raw reads a key's bytes and TTL (binary-safe). */
+async function raw(key: string): Promise<{ value: string | null; ttl: number }> {
+  const buffer = await redis.getBuffer(key);
+  return { value: buffer === null ? null : buffer.toString('hex'), ttl: await redis.pttl(key) };
+}
+
+describeRedis('a refused or cancelled reservation leaves no trace on Redis', () => {
+  it('puts back every state byte for byte with the rest of its TTL, and the booking before it', async () => {
+    const store = stores.get('ioredis') as RedisStore;
+    const clock = new ManualClock(T0);
+    const bucket = new TokenBucketLimiter<'async'>({ capacity: 2, refillPerSecond: 1, clock, store, name: 'trace-b' });
+    const log = makeLimiter<'async'>({ algorithm: 'sliding-log', limit: 2, windowMs: 10_000 }, store, clock, 'trace-l');
+    const both = new CompositeLimiter([bucket, log]);
+    const key = `trace${run++}`;
+    const keys = ['trace-b', 'trace-l'].flatMap((name) => [storageKey('rk:', name, key), `${storageKey('rk:', name, key)}:r`]);
+    const snapshot = () => Promise.all(keys.map(raw));
+    expect((await reserve(both, key, 2)).delayMs).toBe(0);
+    expect((await reserve(both, key, 1)).delayMs).toBe(10_000); // booked: the log is full for 10 s
+    const before = await snapshot();
+    const third = await reserve(both, key, 1);
+    expect(third.delayMs).toBe(10_000);
+    expect(await third.cancel()).toBe(true);
+    const after = await snapshot();
+    for (const [i, k] of keys.entries()) {
+      expect(after[i]?.value, k).toBe(before[i]?.value);
+      expect(after[i]?.ttl, k).toBeLessThanOrEqual(before[i]?.ttl as number);
+      expect(after[i]?.ttl, k).toBeGreaterThan((before[i]?.ttl as number) - 1000);
+    }
+    expect(await third.cancel()).toBe(false); // at most once
+    // Refused (too long, never): nothing written.
+    expect(await reserve(both, key, 1, { maxWaitMs: 9_999 })).toMatchObject({ ok: false, decision: { allowed: false, retryAfterMs: 10_000 } });
+    expect(await reserve(both, key, 3)).toMatchObject({ ok: false, delayMs: Infinity, decision: { retryAfterMs: Infinity } });
+    expect((await snapshot()).map((s) => s.value)).toEqual(before.map((s) => s.value));
+  });
+
+  it('refuses a cancel once something was booked after it, or once its instant has come', async () => {
+    const store = stores.get('node-redis') as RedisStore;
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 1, clock, store, name: 'late-cancel' });
+    const key = `late${run++}`;
+    await reserve(limiter, key);
+    const second = await reserve(limiter, key);
+    const third = await reserve(limiter, key);
+    expect(await second.cancel()).toBe(false);
+    clock.advance(2000);
+    expect(await third.cancel()).toBe(false);
+    expect((await reserve(limiter, key)).delayMs).toBe(1000); // every unit is still spent
+  });
+
+  it('fails a cost above capacity at once: wait rejects "never" and no key is written', async () => {
+    const store = stores.get('ioredis') as RedisStore;
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 3, refillPerSecond: 1, clock: new ManualClock(T0), store, name: 'too-big' });
+    const key = `big${run++}`;
+    await expect(wait(limiter, key, 4)).rejects.toMatchObject({ name: 'WaitError', reason: 'never' });
+    expect(await redis.exists(storageKey('rk:', 'too-big', key), `${storageKey('rk:', 'too-big', key)}:r`)).toBe(0);
+  });
+
+  it('leaves no key without a TTL', async () => {
+    expect(await immortalKeys(redis)).toEqual([]);
+  });
+});
+
+describeRedis('wait on Redis', () => {
+  it('resolves at the booked instant, not a millisecond before', async () => {
+    const store = stores.get('ioredis') as RedisStore;
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 0.5, clock, store, name: 'wait-at' });
+    const key = `wait${run++}`;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    await expect(wait(limiter, key)).resolves.toMatchObject({ allowed: true, remaining: 0 });
+    const base = vi.getTimerCount(); // the store's own timer, armed once
+    let done = false;
+    const waiting = wait(limiter, key).then((d) => ((done = true), d));
+    while (vi.getTimerCount() === base) await new Promise(setImmediate); // Redis answered: the wait's timer is set
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(done).toBe(true);
+    await expect(waiting).resolves.toMatchObject({ allowed: true, remaining: 0 });
+  });
+
+  it('on abort stops waiting, rejects and gives the units back', async () => {
+    const store = stores.get('node-redis') as RedisStore;
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 1, clock, store, name: 'wait-abort' });
+    const key = `abort${run++}`;
+    await reserve(limiter, key);
+    const controller = new AbortController();
+    const waiting = wait(limiter, key, 1, { signal: controller.signal });
+    const settled = waiting.catch((e: unknown) => e);
+    controller.abort();
+    expect(await settled).toMatchObject({ name: 'WaitError', reason: 'aborted' });
+    expect((await reserve(limiter, key)).delayMs).toBe(1000); // the aborted booking was cancelled
+  });
+
+  it('books on the server clock by default: the delay is the server-side wait', async () => {
+    const store = new RedisStore({ client: ioredis(server.port) });
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 0.5, store, name: 'server-wait' });
+    const key = `server${run++}`;
+    expect((await reserve(limiter, key)).delayMs).toBe(0);
+    const second = await reserve(limiter, key);
+    expect(second.ok).toBe(true);
+    expect(second.delayMs).toBeGreaterThan(1000);
+    expect(second.delayMs).toBeLessThanOrEqual(2000);
+    expect(await second.cancel()).toBe(true);
+  });
+});
+
+describeRedis('a store that cannot answer books nothing', () => {
+  it('refuses the reservation (failure closed), rejects wait as unavailable and reports it', async () => {
+    const dead = ioredis(await freePort(), { enableOfflineQueue: false });
+    const store = new RedisStore({ client: dead, timeoutMs: 50 });
+    const events: FailureInfo[] = [];
+    store.on('failure', (info) => events.push(info));
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 1, store, name: 'dead' });
+    const r = await reserve(limiter, 'k');
+    expect(r).toMatchObject({ ok: false, delayMs: Infinity, decision: { allowed: false, failure: 'closed' } });
+    expect(await r.cancel()).toBe(false);
+    const error = await wait(limiter, 'k').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WaitError);
+    expect(error).toMatchObject({ reason: 'unavailable', message: 'wait: the store could not book the request (its failure event says why)' });
+    expect(events.map((e) => [e.operation, e.policy])).toEqual([
+      ['reserve', 'dead'],
+      ['reserve', 'dead'],
+    ]);
+  });
+});
