@@ -45,7 +45,7 @@ export function bookAll(bindings: readonly MemoryBinding[], rawKey: string, now:
   const at = Math.max(now + retry, latest);
   if (maxWaitMs >= 0 && at - now > maxWaitMs) return refused(at - now, seen);
   const before = bindings.map((b) => b.snapshot(key));
-  const decisions = decideAll(bindings, key, at, cost, true);
+  const decisions = decideAll(bindings, rawKey, at, cost, true); // decideAll takes the key as given
   if (!decisions.every((d) => d.allowed)) return refused(at - now, decisions); // unreachable while retryAfterMs is exact
   const after = bindings.map((b) => b.snapshot(key));
   const previous = bindings.map((b) => (booked.get(b) as Bookings).at.get(key));

@@ -60,6 +60,16 @@ describe('reserve', () => {
     expect(fourth.cancel()).toBe(false); // its instant has come
   });
 
+  it('cancels on a key longer than 64 characters (kept as a digest) without resetting it', () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
+    const key = 'k'.repeat(100);
+    reserve(limiter, key);
+    const second = reserve(limiter, key);
+    expect(second.cancel()).toBe(true);
+    expect(reserve(limiter, key).delayMs).toBe(1000); // the first booking still holds
+  });
+
   it('refuses a limiter on a store that cannot book, a bad key, cost or maxWaitMs', () => {
     const remote = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, store: new AsyncMemoryStore() });
     expect(() => reserve(remote, 'k')).toThrowError(new TypeError("reserve: the limiter's store cannot book reservations (it has no reserveAll)"));
