@@ -192,6 +192,16 @@ function checkMaxWait(options: ReserveOptions): number {
   return maxWaitMs;
 }
 
+/** reservable tells whether `reserve` takes this limiter (delay mode checks it once, at construction). */
+export function reservable(limiter: unknown): boolean {
+  try {
+    targetOf(limiter as RateLimiter);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** targetOf finds (once per limiter) the store and bindings to book on, or throws a TypeError. */
 function targetOf(limiter: RateLimiter): Target {
   const known = typeof limiter === 'object' && limiter !== null ? targets.get(limiter) : undefined;

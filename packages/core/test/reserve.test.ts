@@ -71,7 +71,9 @@ describe('reserve', () => {
   });
 
   it('refuses a limiter on a store that cannot book, a bad key, cost or maxWaitMs', () => {
-    const remote = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, store: new AsyncMemoryStore() });
+    const store = new AsyncMemoryStore();
+    Object.defineProperty(store, 'reserveAll', { value: undefined }); // a remote store that cannot book
+    const remote = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, store });
     expect(() => reserve(remote, 'k')).toThrowError(new TypeError("reserve: the limiter's store cannot book reservations (it has no reserveAll)"));
     const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 });
     expect(() => reserve(limiter, 5 as never)).toThrowError(new TypeError('reserve: key must be a string, got 5'));

@@ -36,6 +36,7 @@ import { MissingIpError, RateLimiterError } from './errors.js';
 import { ipKey } from './ip.js';
 import type { IpList } from './ip-list.js';
 import type { Charge } from './outcome.js';
+import { type ClientSocket, delayed } from './delay.js';
 
 /** Outcome: a Decision, undefined (skipped: pass on uncounted), or null (client gone: do nothing). */
 export type Outcome = Decision | undefined | null;
@@ -55,6 +56,10 @@ export interface Hooks<Req> {
   readonly shadow: boolean;
   /** The adapter's test for a client that went away (checked only after an await). */
   readonly gone: ((req: Req) => boolean) | undefined;
+  /** Delay mode's bound in ms (delay.ts); undefined in the default mode. */
+  readonly delay: number | undefined;
+  /** The client's connection, watched while a delayed request waits (undefined: not watched). */
+  readonly socket: ((req: Req) => ClientSocket | undefined) | undefined;
   /** Where each charge is remembered for the response's end; undefined when off. */
   readonly charges: WeakMap<object, Charge> | undefined;
   readonly allowList: IpList | undefined;
@@ -71,7 +76,7 @@ type Stage = typeof SKIP | typeof KEY | typeof COST | typeof PLAN;
 
 /** decider builds decide over one limiter, or over the limiter `pick(plan(req))` names. */
 export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: unknown) => RateLimiter, hooks: Hooks<Req>): Decide<Req> {
-  const { key, cost, skip, plan, onDecision, subnet, missingIp, telemetry, shadow, gone, charges, allowList, denyList } = hooks;
+  const { key, cost, skip, plan, onDecision, subnet, missingIp, telemetry, shadow, gone, charges, allowList, denyList, delay, socket } = hooks;
   const forbidden = forbiddenDecision(limiter);
   const failed = (error: unknown): never => {
     throw new RateLimiterError(owner, error);
@@ -83,10 +88,10 @@ export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: u
           const done: unknown = onDecision(decision, req);
           return isThenable(done) ? Promise.resolve(done).then(() => decision) : decision;
         };
-  const charge = (l: RateLimiter, req: Req, k: string, c: number): Decision | Promise<Decision> => {
+  const charge = (l: RateLimiter, req: Req, k: string, c: number): Decision | Promise<Decision | null> => {
     let result: unknown;
     try {
-      result = l.consume(k, c);
+      result = delay === undefined ? l.consume(k, c) : delayed(l, k, c, delay, socket?.(req));
     } catch (error) {
       throw new RateLimiterError(owner, error);
     }
@@ -94,9 +99,10 @@ export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: u
     if (isThenable(result)) {
       const policies = l.policies;
       const started = telemetry === undefined ? 0 : performance.now();
-      let decided = Promise.resolve(result).then((value) => verify(value, policies), failed);
-      if (telemetry !== undefined) decided = decided.then((d) => (observe(telemetry, d, shadow, performance.now() - started), d));
-      return report === undefined ? decided : decided.then((d) => report(d, req));
+      // null: a delayed request whose client went away (delay.ts); only delay mode answers it.
+      let decided: Promise<Decision | null> = Promise.resolve(result).then((value) => (value === null && delay !== undefined ? null : verify(value, policies)), failed);
+      if (telemetry !== undefined) decided = decided.then((d) => (d !== null && observe(telemetry, d, shadow, performance.now() - started), d));
+      return report === undefined ? decided : decided.then((d) => (d === null ? null : report(d, req)));
     }
     const decision = verify(result, l.policies);
     if (telemetry !== undefined) observe(telemetry, decision, shadow, undefined);

@@ -10,3 +10,4 @@ export { decisionProblem } from './decision-check.js';
 export { PROXY_WARNING_CODES, type ProxyFinding, type ProxySetting, ProxyWarning, hasForwardingHeader, isInternalAddress, proxyFinding } from './proxy-check.js';
 export { type LimitedBody, LimitedBodies, MAX_ENTRIES as MAX_LIMITED_BODIES } from './limited-bodies.js';
 export type { Claim, Finished, NodeResponse, Settle } from './outcome.js';
+export { type ClientSocket, DEFAULT_MAX_DELAY_MS, type DelayOptions } from './delay.js';

@@ -22,7 +22,8 @@
  * hands the raw response to `watch` (Node) or calls `claim` and
  * settles with the outcome itself (Web Responses); both are undefined (and nothing is recorded) when
  * both hooks are off.
- * `shadow: true` decides, writes headers and reports, but never blocks.
+ * `shadow: true` decides, writes headers and reports, but never blocks. `mode: 'delay'` holds a request
+ * over the limit until it fits, up to `maxDelayMs` (delay.ts), watching the socket the adapter names.
  * `watchProxy` gives the adapter the once-per-process trust-proxy check (proxy-check.ts).
  */
 import type { Decision } from '../decision.js';
@@ -30,6 +31,7 @@ import type { RateLimiter } from '../limiter.js';
 import { type Telemetry, checkTelemetry } from '../telemetry.js';
 import { describeValue, refuseUnknown } from '../validate.js';
 import { type Decide, decider, optionalFunction } from './decide.js';
+import { type ClientSocket, type DelayOptions, checkDelay } from './delay.js';
 import { policiesProblem } from './decision-check.js';
 import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, writeHeaders } from './headers.js';
 import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet } from './ip.js';
@@ -40,7 +42,7 @@ import { type Plans, limited, preparePlans } from './plans.js';
 import { ProxyWarning, type ProxySetting } from './proxy-check.js';
 import { type LimiterChoice, chooseLimiter } from './shorthand.js';
 
-export interface RateLimitOptions<Req> extends LimiterChoice {
+export interface RateLimitOptions<Req> extends LimiterChoice, DelayOptions {
   /** The key to count the request under (default: the client IP as the framework resolved it); may be async. */
   readonly key?: (req: Req) => string | PromiseLike<string>;
   /** The request's cost in units, a positive integer (default 1); may be async. */
@@ -91,6 +93,8 @@ export interface RateLimitOptions<Req> extends LimiterChoice {
  */
 export interface Adapter<Req> {
   readonly gone?: (req: Req) => boolean;
+  /** The request's client connection, which delay mode watches to release a wait whose client left. */
+  readonly socket?: (req: Req) => ClientSocket | undefined;
 }
 
 export interface RateLimitPlan<Req> {
@@ -143,6 +147,8 @@ const KNOWN = new Set([
   'plan',
   'countOutcome',
   'settle',
+  'mode',
+  'maxDelayMs',
 ]);
 
 /** prepareRateLimit validates adapter options and returns the plan; `extra` lists adapter-only option names. */
@@ -182,6 +188,7 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
   const refundless = charges === undefined ? -1 : all.findIndex((l) => typeof l.refund !== 'function' || (l as { refundable?: boolean }).refundable === false);
   if (refundless >= 0)
     throw new TypeError(`${owner}: countOutcome and settle need limiters with refund(); ${plans === undefined ? 'limiter' : `plans.${plans.names[refundless]}`} has none`);
+  const delay = checkDelay(owner, o, shadow, all);
   const allowList = o.allowList === undefined ? undefined : new IpList(o.allowList, owner, 'allowList');
   const denyList = o.denyList === undefined ? undefined : new IpList(o.denyList, owner, 'denyList');
   const hooks = {
@@ -195,6 +202,8 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
     subnet,
     missingIp,
     gone: adapter.gone,
+    delay,
+    socket: delay === undefined ? undefined : adapter.socket,
     telemetry,
     shadow,
     charges,

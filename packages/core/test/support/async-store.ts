@@ -1,10 +1,11 @@
 /**
  * AsyncMemoryStore: a stand-in for a remote store (Redis) built only from the public Store contract:
- * mode 'async', every call answers with a promise, and consumeAll decides several bindings at once.
+ * mode 'async', every call answers with a promise, consumeAll decides several bindings at once and
+ * reserveAll books them.
  * It delegates the deciding to a MemoryStore and counts round trips, so tests can show that limiters
  * and composites work on a remote store without any change, and how many calls they make.
  */
-import { type Algorithm, type Decision, MemoryStore, type Policy, type Store, type StoreBinding } from '../../src/index.js';
+import { type Algorithm, type Booking, type Decision, MemoryStore, type Policy, type Store, type StoreBinding } from '../../src/index.js';
 
 export class AsyncMemoryStore implements Store<'async'> {
   readonly mode = 'async';
@@ -32,5 +33,15 @@ export class AsyncMemoryStore implements Store<'async'> {
     this.roundTrips++;
     const inners = bindings.map((b) => this.#inners.get(b) as StoreBinding<'sync'>);
     return Promise.resolve().then(() => this.#inner.consumeAll(inners, key, now, cost, commit));
+  }
+
+  /** reserveAll books on the memory store behind, answering (and cancelling) with promises. */
+  reserveAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
+    this.roundTrips++;
+    const inners = bindings.map((b) => this.#inners.get(b) as StoreBinding<'sync'>);
+    return Promise.resolve().then(() => {
+      const booking = this.#inner.reserveAll(inners, key, now, cost, maxWaitMs);
+      return { ...booking, cancel: (at: number) => Promise.resolve().then(() => booking.cancel(at)) };
+    });
   }
 }

@@ -1,0 +1,166 @@
+/**
+ * Delay mode in the plan (http/delay.ts): options validated at construction; a request over the limit
+ * is held until it fits (fake timers, a ManualClock moved with them), up to maxDelayMs, else refused
+ * with the wait it would have had; the decision is the one at the instant it goes; a client that goes
+ * away during the wait releases it (the key's state exactly as before, and decide resolves to null),
+ * which a plan that forgets to cancel (mutant) fails. On a remote store the same happens with promises.
+ */
+import { EventEmitter } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  CompositeLimiter,
+  DEFAULT_MAX_DELAY_MS,
+  type Decision,
+  FixedWindowLimiter,
+  ManualClock,
+  type MemoryBinding,
+  type Outcome,
+  TokenBucketLimiter,
+  prepareRateLimit,
+} from '../../src/index.js';
+import { AsyncMemoryStore } from '../support/async-store.js';
+
+const T0 = 1_700_000_000_000;
+
+interface Req {
+  readonly socket: EventEmitter & { destroyed: boolean };
+}
+
+function request(): Req {
+  const socket = Object.assign(new EventEmitter(), { destroyed: false });
+  return { socket };
+}
+
+/** leave closes a request's socket, as a client going away does. */
+function leave(req: Req): void {
+  req.socket.destroyed = true;
+  req.socket.emit('close');
+}
+
+const adapter = { gone: (req: Req) => req.socket.destroyed, socket: (req: Req) => req.socket };
+
+/** settleWithin drives fake timers (and the clock with them) by `ms`, then reports what decide gave. */
+async function advance(clock: ManualClock, ms: number): Promise<void> {
+  clock.advance(ms);
+  await vi.advanceTimersByTimeAsync(ms);
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("mode: 'delay' options", () => {
+  it('defaults maxDelayMs to one second and validates both options at construction', () => {
+    expect(DEFAULT_MAX_DELAY_MS).toBe(1000);
+    const ok = (o: object) => prepareRateLimit('rateLimit', { key: () => 'k', ...o }, [], adapter);
+    expect(() => ok({ mode: 'delay' })).not.toThrow();
+    expect(() => ok({ mode: 'delay', maxDelayMs: 0 })).not.toThrow();
+    expect(() => ok({ mode: 'wait' })).toThrowError(new TypeError(`rateLimit: mode must be 'limit' or 'delay', got "wait"`));
+    expect(() => ok({ maxDelayMs: 500 })).toThrowError(new TypeError(`rateLimit: maxDelayMs applies to mode 'delay' only`));
+    expect(() => ok({ mode: 'delay', maxDelayMs: -1 })).toThrowError(new RangeError('rateLimit: maxDelayMs must be a whole number of milliseconds from 0 to 2147483647, got -1'));
+    expect(() => ok({ mode: 'delay', maxDelayMs: 1.5 })).toThrowError(RangeError);
+    expect(() => ok({ mode: 'delay', maxDelayMs: Number.NaN })).toThrowError(RangeError);
+    expect(() => ok({ mode: 'delay', maxDelayMs: '100' })).toThrowError(new TypeError('rateLimit: maxDelayMs must be a whole number of milliseconds from 0 to 2147483647, got "100"'));
+    expect(() => ok({ mode: 'delay', shadow: true })).toThrowError(new TypeError("rateLimit: mode 'delay' cannot be combined with shadow: true (shadow mode never holds a request)"));
+    const foreign = { mode: 'sync', policies: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 }).policies, consume: () => undefined };
+    expect(() => ok({ mode: 'delay', limiter: foreign })).toThrowError(/mode 'delay' needs core limiters/);
+  });
+});
+
+describe("mode: 'delay' holds a request until it fits", () => {
+  it('passes a request that fits at once, holds the next until its instant, refuses one beyond maxDelayMs', async () => {
+    vi.useFakeTimers();
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 2, clock });
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 1000 }, [], adapter);
+    expect(plan.decide(request(), undefined)).toMatchObject({ allowed: true, remaining: 0 });
+    let held: Outcome | 'pending' = 'pending';
+    void (plan.decide(request(), undefined) as Promise<Outcome>).then((d) => (held = d));
+    const third = plan.decide(request(), undefined) as Promise<Outcome>; // 1000 ms: exactly the bound
+    const fourth = plan.decide(request(), undefined) as Decision; // 1500 ms: refused at once
+    expect(fourth).toMatchObject({ allowed: false, retryAfterMs: 1500 });
+    expect(plan.blocks(fourth)).toBe(true);
+    await advance(clock, 499);
+    expect(held).toBe('pending');
+    await advance(clock, 1);
+    expect(held).toMatchObject({ allowed: true, remaining: 0, retryAfterMs: 0 });
+    await advance(clock, 500);
+    await expect(third).resolves.toMatchObject({ allowed: true });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('answers with the decision at the instant the request goes (the headers describe that moment)', async () => {
+    vi.useFakeTimers();
+    const clock = new ManualClock(T0);
+    const limiter = new FixedWindowLimiter({ limit: 2, windowMs: 1000, clock });
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 5000 }, [], adapter);
+    plan.decide(request(), undefined);
+    plan.decide(request(), undefined);
+    const held = plan.decide(request(), undefined) as Promise<Decision>;
+    await advance(clock, 1000);
+    // At the next window's start: one of two taken, a whole window until empty.
+    await expect(held).resolves.toMatchObject({ allowed: true, remaining: 1, resetAfterMs: 1000 });
+  });
+
+  it('holds a composite until every member admits', async () => {
+    vi.useFakeTimers();
+    const clock = new ManualClock(T0);
+    const limiter = new CompositeLimiter([new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock }), new FixedWindowLimiter({ limit: 5, windowMs: 60_000, clock })]);
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 2000 }, [], adapter);
+    plan.decide(request(), undefined);
+    const held = plan.decide(request(), undefined) as Promise<Decision>;
+    await advance(clock, 1000);
+    await expect(held).resolves.toMatchObject({ allowed: true, remaining: 0 });
+  });
+});
+
+/** clientLeaves holds one request, lets its client go, and reports what the key held before and after. */
+async function clientLeaves(options: { mutant?: boolean } = {}) {
+  vi.useFakeTimers();
+  const clock = new ManualClock(T0);
+  const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
+  const binding = limiter.binding as MemoryBinding;
+  // The mutant: an adapter that does not say where the client's socket is, so the wait is never released.
+  const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 5000 }, [], options.mutant ? { gone: adapter.gone } : adapter);
+  plan.decide(request(), undefined);
+  const before = binding.snapshot('k');
+  const req = request();
+  const held = plan.decide(req, undefined) as Promise<Outcome>;
+  let outcome: Outcome | 'pending' = 'pending';
+  void held.then((d) => (outcome = d));
+  await advance(clock, 400);
+  leave(req);
+  await vi.advanceTimersByTimeAsync(0);
+  return { before, after: binding.snapshot('k'), outcome, timers: vi.getTimerCount() };
+}
+
+describe('a client that goes away during the wait', () => {
+  it('releases the wait: the booking is cancelled, the key as before, nothing answered', async () => {
+    const { before, after, outcome, timers } = await clientLeaves();
+    expect(after).toEqual(before);
+    expect(outcome).toBeNull();
+    expect(timers).toBe(0);
+  });
+
+  it('the check catches a plan whose wait is never released (mutant)', async () => {
+    const { before, after } = await clientLeaves({ mutant: true });
+    expect(after).not.toEqual(before);
+  });
+
+  it('on a remote store: a client gone before the booking answered is released too', async () => {
+    vi.useFakeTimers();
+    const clock = new ManualClock(T0);
+    const store = new AsyncMemoryStore();
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 1, clock, store });
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay' }, [], adapter);
+    await expect(plan.decide(request(), undefined)).resolves.toMatchObject({ allowed: true });
+    const req = request();
+    const held = plan.decide(req, undefined) as Promise<Outcome>;
+    leave(req); // before the store answered
+    await expect(held).resolves.toBeNull();
+    const next = plan.decide(request(), undefined) as Promise<Outcome>;
+    await vi.advanceTimersByTimeAsync(0);
+    await advance(clock, 1000);
+    await expect(next).resolves.toMatchObject({ allowed: true }); // the released unit was free again: 1000 ms, not 2000
+  });
+});
