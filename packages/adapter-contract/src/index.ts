@@ -20,3 +20,4 @@ export { goneClientUncounted, perCaller, perCallerSuite } from './per-caller.js'
 export { proxyWarningSuite } from './proxy-warning.js';
 export { retrySuite } from './retry.js';
 export { validationSuite } from './validation.js';
+export { clientLeavesNoTrace, delaySuite } from './delay.js';

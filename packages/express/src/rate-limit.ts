@@ -43,6 +43,8 @@ declare global {
 
 /** gone: the client's socket closed (an async key lookup outlived the client). */
 const gone = (req: Request): boolean => req.socket.destroyed;
+/** socket: the client's connection, which delay mode watches to release a held request whose client left. */
+const socket = (req: Request) => req.socket;
 
 const OWNER = 'rateLimit';
 const PROXY: ProxySetting = {
@@ -70,7 +72,7 @@ const setHeader = (res: Response, name: string, value: string, append: boolean):
 
 /** rateLimit validates `options` and returns the middleware, for `app.use`, a Router or one route. */
 export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
-  const plan = prepareRateLimit<Request>(OWNER, options, ['handler'], { gone });
+  const plan = prepareRateLimit<Request>(OWNER, options, ['handler'], { gone, socket });
   const custom = options?.handler;
   if (custom !== undefined && typeof custom !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(custom)}`);

@@ -88,9 +88,11 @@ function inherited(global: FastifyRateLimitOptions, globalLimit: RouteLimit, own
 
 /** gone: the client's socket closed (an async key lookup outlived the client). */
 const gone = (request: FastifyRequest): boolean => request.raw.socket?.destroyed === true;
+/** socket: the client's connection, which delay mode watches to release a held request whose client left. */
+const socket = (request: FastifyRequest) => request.raw.socket ?? undefined;
 
 function prepare(owner: string, options: FastifyRateLimitOptions | undefined): RouteLimit {
-  const plan = prepareRateLimit<FastifyRequest>(owner, options, EXTRA, { gone });
+  const plan = prepareRateLimit<FastifyRequest>(owner, options, EXTRA, { gone, socket });
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${owner}: handler must be a function, got ${describeValue(handler)}`);

@@ -37,6 +37,8 @@ declare module 'koa' {
 
 /** gone: the client's socket closed (an async key lookup outlived the client). */
 const gone = (ctx: Context): boolean => ctx.req.socket.destroyed;
+/** socket: the client's connection, which delay mode watches to release a held request whose client left. */
+const socket = (ctx: Context) => ctx.req.socket;
 
 const OWNER = 'rateLimit';
 const PROXY: ProxySetting = {
@@ -64,7 +66,7 @@ const setHeader = (ctx: Context, name: string, value: string, append: boolean): 
 
 /** rateLimit validates `options` and returns the middleware, for `app.use` or a router. */
 export function rateLimit(options?: KoaRateLimitOptions): Middleware {
-  const plan = prepareRateLimit<Context>(OWNER, options, ['handler'], { gone });
+  const plan = prepareRateLimit<Context>(OWNER, options, ['handler'], { gone, socket });
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);

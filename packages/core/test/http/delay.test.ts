@@ -60,8 +60,12 @@ describe("mode: 'delay' options", () => {
     expect(() => ok({ mode: 'delay', maxDelayMs: -1 })).toThrowError(new RangeError('rateLimit: maxDelayMs must be a whole number of milliseconds from 0 to 2147483647, got -1'));
     expect(() => ok({ mode: 'delay', maxDelayMs: 1.5 })).toThrowError(RangeError);
     expect(() => ok({ mode: 'delay', maxDelayMs: Number.NaN })).toThrowError(RangeError);
-    expect(() => ok({ mode: 'delay', maxDelayMs: '100' })).toThrowError(new TypeError('rateLimit: maxDelayMs must be a whole number of milliseconds from 0 to 2147483647, got "100"'));
-    expect(() => ok({ mode: 'delay', shadow: true })).toThrowError(new TypeError("rateLimit: mode 'delay' cannot be combined with shadow: true (shadow mode never holds a request)"));
+    expect(() => ok({ mode: 'delay', maxDelayMs: '100' })).toThrowError(
+      new TypeError('rateLimit: maxDelayMs must be a whole number of milliseconds from 0 to 2147483647, got "100"'),
+    );
+    expect(() => ok({ mode: 'delay', shadow: true })).toThrowError(
+      new TypeError("rateLimit: mode 'delay' cannot be combined with shadow: true (shadow mode never holds a request)"),
+    );
     const foreign = { mode: 'sync', policies: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 }).policies, consume: () => undefined };
     expect(() => ok({ mode: 'delay', limiter: foreign })).toThrowError(/mode 'delay' needs core limiters/);
   });
