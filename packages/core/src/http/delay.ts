@@ -77,7 +77,7 @@ function hold(r: Reservation<Mode>, socket: ClientSocket | undefined): Decision 
   return new Promise((resolve) => {
     const onClose = () => {
       clearTimeout(timer);
-      release(r).then(resolve);
+      release(r).then(resolve, () => resolve(null));
     };
     const timer = setTimeout(() => {
       socket?.off('close', onClose);

@@ -98,8 +98,8 @@ describe("mode: 'delay' holds a request until it fits", () => {
     const clock = new ManualClock(T0);
     const limiter = new FixedWindowLimiter({ limit: 2, windowMs: 1000, clock });
     const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 5000 }, [], adapter);
-    plan.decide(request(), undefined);
-    plan.decide(request(), undefined);
+    void plan.decide(request(), undefined);
+    void plan.decide(request(), undefined);
     const held = plan.decide(request(), undefined) as Promise<Decision>;
     await advance(clock, 1000);
     // At the next window's start: one of two taken, a whole window until empty.
@@ -111,7 +111,7 @@ describe("mode: 'delay' holds a request until it fits", () => {
     const clock = new ManualClock(T0);
     const limiter = new CompositeLimiter([new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock }), new FixedWindowLimiter({ limit: 5, windowMs: 60_000, clock })]);
     const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 2000 }, [], adapter);
-    plan.decide(request(), undefined);
+    void plan.decide(request(), undefined);
     const held = plan.decide(request(), undefined) as Promise<Decision>;
     await advance(clock, 1000);
     await expect(held).resolves.toMatchObject({ allowed: true, remaining: 0 });
@@ -126,7 +126,7 @@ async function clientLeaves(options: { mutant?: boolean } = {}) {
   const binding = limiter.binding as MemoryBinding;
   // The mutant: an adapter that does not say where the client's socket is, so the wait is never released.
   const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 5000 }, [], options.mutant ? { gone: adapter.gone } : adapter);
-  plan.decide(request(), undefined);
+  void plan.decide(request(), undefined);
   const before = binding.snapshot('k');
   const req = request();
   const held = plan.decide(req, undefined) as Promise<Outcome>;
