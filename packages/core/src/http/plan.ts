@@ -128,6 +128,8 @@ const KNOWN = new Set([
   'refillPerSecond',
   'limit',
   'windowMs',
+  'emissionIntervalMs',
+  'burst',
   'name',
   'store',
   'clock',

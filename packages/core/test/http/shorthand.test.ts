@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   FixedWindowLimiter,
+  GcraLimiter,
   type LimiterChoice,
   ManualClock,
   MemoryStore,
@@ -49,6 +50,28 @@ describe('chooseLimiter defaults', () => {
     // the log's oldest entry a full minute later.
     const wait = { 'token-bucket': 1000, 'fixed-window': 60_000, 'sliding-window': 61_000, 'sliding-log': 60_000 }[algorithm];
     expect(limiter.consume('k')).toMatchObject({ allowed: false, retryAfterMs: wait });
+  });
+
+  it("builds 'gcra' as GCRA users know it: the token bucket of capacity burst, one token per emission interval", () => {
+    const limiter = choose({ algorithm: 'gcra' });
+    expect(limiter).toBeInstanceOf(GcraLimiter);
+    // Defaults: the token bucket's (60 at once, then 1 per second), under GCRA's names.
+    expect(limiter.policies).toEqual([
+      { algorithm: 'token-bucket', name: 'gcra-1000-60', capacity: 60, refillPerSecond: 1, intervalMs: 1000, burstMs: 60_000, limit: 60, windowMs: 60_000 },
+    ]);
+    expect(choose({ algorithm: 'gcra', emissionIntervalMs: 250, burst: 4 }).policies[0]).toMatchObject({ algorithm: 'token-bucket', capacity: 4, intervalMs: 250 });
+    expect(() => choose({ algorithm: 'gcra', burst: 0 })).toThrowError(RangeError);
+    expect(() => choose({ algorithm: 'gcra', emissionIntervalMs: Number.NaN })).toThrowError(/^GcraLimiter: emissionIntervalMs/);
+  });
+
+  it("decides 'gcra' exactly as the token bucket it aliases, request for request", () => {
+    const clock = new ManualClock(1_700_000_000_000);
+    const gcra = choose({ algorithm: 'gcra', emissionIntervalMs: 500, burst: 3, clock, name: 'g' });
+    const bucket = choose({ algorithm: 'token-bucket', capacity: 3, refillPerSecond: 2, clock, name: 'g' });
+    for (const dt of [0, 0, 0, 0, 499, 1, 0, 1500, 0, 0, 0, 0]) {
+      clock.advance(dt);
+      expect(gcra.consume('k'), `at +${dt}`).toEqual(bucket.consume('k'));
+    }
   });
 
   it('takes each shorthand option over its default, and name, store and clock as given', () => {
@@ -96,6 +119,9 @@ describe('chooseLimiter refusals', () => {
     [{ windowMs: 1000 }, 'windowMs', 'token-bucket'],
     [{ algorithm: 'sliding-window', capacity: 5 }, 'capacity', 'sliding-window'],
     [{ algorithm: 'fixed-window', refillPerSecond: 2 }, 'refillPerSecond', 'fixed-window'],
+    [{ algorithm: 'gcra', capacity: 5 }, 'capacity', 'gcra'],
+    [{ algorithm: 'token-bucket', burst: 5 }, 'burst', 'token-bucket'],
+    [{ algorithm: 'sliding-log', emissionIntervalMs: 5 }, 'emissionIntervalMs', 'sliding-log'],
   ])('refuses %o: an option foreign to the algorithm', (options, option, algorithm) => {
     expect(() => choose(options)).toThrowError(new TypeError(`rateLimit: ${option} does not apply to algorithm '${algorithm}'`));
   });
@@ -112,10 +138,12 @@ describe('chooseLimiter refusals', () => {
     [true, 'true'],
     [{}, 'an object'],
   ])('refuses algorithm %o, naming it', (algorithm, shown) => {
-    expect(() => choose({ algorithm })).toThrowError(new TypeError(`rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window' or 'sliding-log', got ${shown}`));
+    expect(() => choose({ algorithm })).toThrowError(
+      new TypeError(`rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'sliding-log' or 'gcra', got ${shown}`),
+    );
   });
 
-  it.each(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'])(
+  it.each(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'emissionIntervalMs', 'burst', 'name', 'store', 'clock'])(
     'refuses %s: null rather than reading it as the default',
     (option) => {
       expect(() => choose({ [option]: null })).toThrowError(new TypeError(`rateLimit: ${option} must not be null (leave it out for the default)`));
