@@ -191,6 +191,46 @@ describeRedis('a refused or cancelled reservation leaves no trace on Redis', () 
   });
 });
 
+describeRedis("Go's reservation bugs, on Redis (core's test/regressions/go-reservations.test.ts)", () => {
+  it('a reservation that was not ok changes no later delay (golang/go#52584)', async () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 3, refillPerSecond: 10, clock, store: stores.get('ioredis') as RedisStore, name: 'go-52584' });
+    const key = `go${run++}`;
+    expect((await reserve(limiter, key, 3)).delayMs).toBe(0);
+    expect((await reserve(limiter, key, 4)).ok).toBe(false);
+    expect((await reserve(limiter, key, 2, { maxWaitMs: 100 })).ok).toBe(false);
+    expect((await reserve(limiter, key, 1)).delayMs).toBe(100);
+  });
+
+  it('cancelling in reverse order puts the key back byte for byte at a fractional rate (golang/go#69419)', async () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 60, clock, store: stores.get('node-redis') as RedisStore, name: 'go-69419' });
+    const key = `go${run++}`;
+    await reserve(limiter, key);
+    const state = storageKey('rk:', 'go-69419', key);
+    const start = await raw(state);
+    const booked = [];
+    for (let i = 0; i < 3; i++) booked.push(await reserve(limiter, key));
+    expect(booked.map((r) => r.delayMs)).toEqual([17, 34, 51]);
+    expect(await booked[0]?.cancel()).toBe(false);
+    const cancelled = [];
+    for (const r of [...booked].reverse()) cancelled.push(await r.cancel());
+    expect(cancelled).toEqual([true, true, true]);
+    expect((await raw(state)).value).toBe(start.value);
+    expect(await redis.exists(`${state}:r`)).toBe(0);
+    expect((await reserve(limiter, key)).delayMs).toBe(17);
+  });
+
+  it('grants a wait of exactly maxWaitMs and refuses one millisecond less (golang/go#54541)', async () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 1, clock, store: stores.get('ioredis') as RedisStore, name: 'go-54541' });
+    const key = `go${run++}`;
+    await reserve(limiter, key);
+    await expect(wait(limiter, key, 1, { maxWaitMs: 999 })).rejects.toMatchObject({ reason: 'too-long', decision: { retryAfterMs: 1000 } });
+    expect(await reserve(limiter, key, 1, { maxWaitMs: 1000 })).toMatchObject({ ok: true, delayMs: 1000 });
+  });
+});
+
 describeRedis('wait on Redis', () => {
   it('resolves at the booked instant, not a millisecond before', async () => {
     const store = stores.get('ioredis') as RedisStore;

@@ -118,6 +118,25 @@ describe("mode: 'delay' holds a request until it fits", () => {
   });
 });
 
+describe("mode: 'delay' under a flood", () => {
+  it('holds at most what fits within maxDelayMs and answers every other request 429 at once, in arrival order', async () => {
+    vi.useFakeTimers();
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 5, refillPerSecond: 10, clock });
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'attacker', mode: 'delay', maxDelayMs: 1000 }, [], adapter);
+    const outcomes = Array.from({ length: 100 }, () => plan.decide(request(), undefined));
+    const now = outcomes.filter((o): o is Decision => !(o instanceof Promise));
+    expect(now.filter((d) => d.allowed)).toHaveLength(5); // the burst
+    expect(now.filter((d) => !d.allowed)).toHaveLength(85); // refused at once: nothing held for them
+    expect(vi.getTimerCount()).toBe(10); // one token every 100 ms, for 1000 ms
+    const order: number[] = [];
+    outcomes.forEach((o, i) => void (o instanceof Promise && o.then(() => order.push(i))));
+    await advance(clock, 1000);
+    expect(order).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
 /** clientLeaves holds one request, lets its client go, and reports what the key held before and after. */
 async function clientLeaves(options: { mutant?: boolean } = {}) {
   vi.useFakeTimers();

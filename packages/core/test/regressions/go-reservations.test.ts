@@ -1,6 +1,6 @@
 /**
  * What Go's golang.org/x/time/rate got wrong with reservations, as tests of ours (memory store; the
- * Redis port runs the same sequences in packages/redis/test/reserve.test.ts):
+ * Redis port runs the first, second and fifth in packages/redis/test/reserve.test.ts):
  * - a reservation that was not ok changed later delays (golang/go#52584);
  * - Reservation.CancelAt restored the wrong number of tokens once other reservations had been made
  *   (golang/go#69419, #56924), and cancelling several in reverse order did not put the limiter back
