@@ -17,17 +17,18 @@
  * - a composite books all its members at the one instant every member admits, or none; its cancel
  *   restores every member or none.
  *
- * What Go's golang.org/x/time/rate got wrong, and the tests that hold this file to it
- * (test/regressions/go-reservations.test.ts):
- * - golang/time#22 (Reservation.Cancel restored tokens as though no other reservation had been made
- *   since, minting tokens): a cancel after a later booking is refused and changes nothing; a cancel
- *   after the instant has come is refused; a failed reservation (too long, never) records nothing, so
- *   there is nothing to give back, and cancel on it answers false; cancelling twice gives back once.
- * - golang/go's Limiter.Wait with a context deadline (it compared the deadline with the wait
- *   computed before rounding and reserved anyway, so it could reject a wait that fitted or accept one
- *   that did not, and reject only after the time had passed): `maxWaitMs` is compared with the exact
- *   instant, inclusively (a wait of exactly maxWaitMs is granted, one ms more is refused at once and
- *   records nothing), and an abort rejects at once and cancels the booking, never later.
+ * What Go's golang.org/x/time/rate got wrong with reservations, and the cases covered here (tests in
+ * test/regressions/go-reservations.test.ts, the Redis port in redis/test/reserve.test.ts):
+ * - a reservation that was not ok left a trace that lengthened later delays (golang/go#52584): a
+ *   refused reservation (too long, never) records nothing and its cancel answers false;
+ * - Reservation.CancelAt restored the wrong number of tokens once other reservations had been made
+ *   (golang/go#69419, #56924), and cancels in reverse order did not put the limiter back at
+ *   fractional rates: a cancel here puts back the exact state from before its booking, and only when
+ *   nothing was booked since; reverse-order cancels restore the key bit for bit, at 60 per second too;
+ * - a cancel at or after the instant (the request may have gone), or a second cancel, gives nothing;
+ * - Wait with a deadline (golang/go#54541): `maxWaitMs` is compared with the exact instant,
+ *   inclusively (exactly maxWaitMs is granted, one millisecond more refused at once, before any
+ *   timer, recording nothing); an already aborted signal takes nothing; an abort cancels at once.
  *
  * A reservation is booked as state at a future instant; the memory store holds a key's clock at its
  * latest state (time going backwards counts as no time passing), so a plain `consume` on a key with a
