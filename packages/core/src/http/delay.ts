@@ -9,7 +9,8 @@
  * the RateLimit headers describe the state at that moment. When the client goes away during the wait
  * (its socket closes; the adapter says how to find the socket), the booking is cancelled at once (its
  * units come back: nothing is counted) and the request resolves to null, which the adapter answers
- * with nothing. A store that cannot book refuses the request with its 'closed' decision (503), never
+ * with nothing. An adapter that cannot watch the connection (none given to prepareRateLimit) refuses
+ * delay mode at construction rather than hold waits nobody can release. A store that cannot book refuses the request with its 'closed' decision (503), never
  * an admission nobody could count (reserve.ts explains why no fallback).
  *
  * The bound defaults to one second because a held request holds a connection: under a flood, each key

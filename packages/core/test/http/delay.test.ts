@@ -68,6 +68,9 @@ describe("mode: 'delay' options", () => {
     );
     const foreign = { mode: 'sync', policies: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 }).policies, consume: () => undefined };
     expect(() => ok({ mode: 'delay', limiter: foreign })).toThrowError(/mode 'delay' needs core limiters/);
+    expect(() => prepareRateLimit('rateLimit', { mode: 'delay' }, [], { gone: adapter.gone })).toThrowError(
+      new TypeError("rateLimit: mode 'delay' needs an adapter that watches the client's connection (Express, Fastify, Koa)"),
+    );
   });
 });
 
@@ -144,7 +147,12 @@ async function clientLeaves(options: { mutant?: boolean } = {}) {
   const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
   const binding = limiter.binding as MemoryBinding;
   // The mutant: an adapter that does not say where the client's socket is, so the wait is never released.
-  const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 5000 }, [], options.mutant ? { gone: adapter.gone } : adapter);
+  const plan = prepareRateLimit<Req>(
+    'rateLimit',
+    { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 5000 },
+    [],
+    options.mutant ? { gone: adapter.gone, socket: () => undefined } : adapter,
+  );
   void plan.decide(request(), undefined);
   const before = binding.snapshot('k');
   const req = request();

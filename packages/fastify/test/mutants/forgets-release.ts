@@ -1,5 +1,5 @@
 /**
- * Mutant: a plugin that does not hand core the client's socket, so in delay mode a held request whose
+ * Mutant: a plugin that does not hand core the client's socket (it answers none), so in delay mode a held request whose
  * client went away keeps its booking until its instant: units spent for nobody.
  * clientLeavesNoTrace must catch it.
  */
@@ -10,7 +10,7 @@ import type { FastifyRateLimitOptions } from '../../src/options.js';
 
 export const forgetsRelease = fastifyPlugin(
   (fastify: FastifyInstance, options: FastifyRateLimitOptions, done: (error?: Error) => void) => {
-    const plan = prepareRateLimit<FastifyRequest>('mutant', options, ['handler', 'global'], { gone: (request) => request.raw.socket?.destroyed === true });
+    const plan = prepareRateLimit<FastifyRequest>('mutant', options, ['handler', 'global'], { gone: (request) => request.raw.socket?.destroyed === true, socket: () => undefined });
     fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => {
       Promise.resolve(plan.decide(request, request.ip)).then((decision) => {
         if (decision === undefined) return next();

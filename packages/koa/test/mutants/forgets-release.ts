@@ -1,5 +1,5 @@
 /**
- * Mutant: an adapter that does not hand core the client's socket, so in delay mode a held request
+ * Mutant: an adapter that does not hand core the client's socket (it answers none), so in delay mode a held request
  * whose client went away keeps its booking until its instant: units spent for nobody.
  * clientLeavesNoTrace must catch it.
  */
@@ -8,7 +8,7 @@ import type { Context, Middleware } from 'koa';
 import type { KoaRateLimitOptions } from '../../src/index.js';
 
 export function forgetsRelease(options: KoaRateLimitOptions): Middleware {
-  const plan = prepareRateLimit<Context>('mutant', options, ['handler'], { gone: (ctx) => ctx.req.socket.destroyed });
+  const plan = prepareRateLimit<Context>('mutant', options, ['handler'], { gone: (ctx) => ctx.req.socket.destroyed, socket: () => undefined });
   return async function rateLimit(ctx, next) {
     const decision = await plan.decide(ctx, ctx.ip);
     if (decision === undefined) return next();
