@@ -6,7 +6,20 @@
  * above capacity fails at once; a store that cannot answer books nothing and wait rejects; on the
  * server's clock, wait resolves at the instant and not a millisecond before.
  */
-import { CompositeLimiter, ManualClock, MemoryStore, type RateLimiter, type Reservation, TokenBucketLimiter, WaitError, reserve, wait } from '@ratekeeper/core';
+import { EventEmitter } from 'node:events';
+import {
+  CompositeLimiter,
+  ManualClock,
+  MemoryStore,
+  type Outcome,
+  type RateLimiter,
+  type Reservation,
+  TokenBucketLimiter,
+  WaitError,
+  prepareRateLimit,
+  reserve,
+  wait,
+} from '@ratekeeper/core';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
@@ -274,6 +287,46 @@ describeRedis('wait on Redis', () => {
     expect(second.delayMs).toBeGreaterThan(1000);
     expect(second.delayMs).toBeLessThanOrEqual(2000);
     expect(await second.cancel()).toBe(true);
+  });
+});
+
+describeRedis("the adapters' delay mode on Redis", () => {
+  type Req = { readonly socket: EventEmitter & { destroyed: boolean } };
+  const request = (): Req => ({ socket: Object.assign(new EventEmitter(), { destroyed: false }) });
+  const leave = (req: Req) => {
+    req.socket.destroyed = true;
+    req.socket.emit('close');
+  };
+
+  it('holds a request until it fits and, when its client leaves, puts the keys back byte for byte', async () => {
+    const store = stores.get('ioredis') as RedisStore;
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 1, clock, store, name: 'delay-mode' });
+    const key = `delay${run++}`;
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => key, mode: 'delay' }, [], { gone: (r) => r.socket.destroyed, socket: (r) => r.socket });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    await expect(plan.decide(request(), undefined)).resolves.toMatchObject({ allowed: true });
+    const state = storageKey('rk:', 'delay-mode', key);
+    const spent = await Promise.all([raw(state), raw(`${state}:r`)]);
+    // Gone while held: the booking is cancelled.
+    const base = vi.getTimerCount();
+    const held = request();
+    const outcome = plan.decide(held, undefined) as Promise<Outcome>;
+    while (vi.getTimerCount() === base) await new Promise(setImmediate);
+    leave(held);
+    await expect(outcome).resolves.toBeNull();
+    // Gone before Redis even answered: released too.
+    const early = request();
+    const second = plan.decide(early, undefined) as Promise<Outcome>;
+    leave(early);
+    await expect(second).resolves.toBeNull();
+    const after = await Promise.all([raw(state), raw(`${state}:r`)]);
+    expect(after.map((k) => k.value)).toEqual(spent.map((k) => k.value));
+    // And one that stays goes at its instant with the decision of that moment.
+    const stays = plan.decide(request(), undefined) as Promise<Outcome>;
+    while (vi.getTimerCount() === base) await new Promise(setImmediate);
+    await vi.advanceTimersByTimeAsync(1000);
+    await expect(stays).resolves.toMatchObject({ allowed: true, remaining: 0 });
   });
 });
 
