@@ -74,16 +74,26 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     const cache = this.backend.denyCache;
     if (cache === undefined) return this.#run(key, now, cost, true, (ended) => decodeOne(ended, this.policy) ?? this.#failed('consume', ended, key, now, cost, true));
     // The cache runs on the limiter's clock in client time (deterministic), else on this process's.
+    // It is shared by the store's bindings, so it is keyed by the Redis key: one policy's denial of a
+    // user key says nothing about another policy's.
     const clientTime = this.backend.clientTime;
     const sentAt = clientTime ? now : performance.now();
-    const cached = cache.answer(key, cost, sentAt);
+    const redisKey = this.keyOf(key);
+    const cached = cache.answer(redisKey, cost, sentAt);
     if (cached !== undefined) return Promise.resolve(cached);
-    return this.#run(key, now, cost, true, (ended) => {
-      const decision = decodeOne(ended, this.policy);
-      if (decision === undefined) return this.#failed('consume', ended, key, now, cost, true);
-      cache.remember(key, cost, sentAt, clientTime ? now : performance.now(), decision);
-      return decision;
-    });
+    return this.#run(
+      key,
+      now,
+      cost,
+      true,
+      (ended) => {
+        const decision = decodeOne(ended, this.policy);
+        if (decision === undefined) return this.#failed('consume', ended, key, now, cost, true);
+        cache.remember(redisKey, cost, sentAt, clientTime ? now : performance.now(), decision);
+        return decision;
+      },
+      redisKey,
+    );
   }
 
   peek(key: string, now: number, cost: number): Promise<Decision> {
@@ -97,7 +107,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   /** reset clears the key in Redis and in the fallback; a failure is reported and otherwise ignored. */
   reset(key: string): Promise<void> {
     this.fallback.reset(key);
-    this.backend.denyCache?.forget(key);
+    this.backend.denyCache?.forget(this.keyOf(key));
     this.backend.batcher?.flush();
     const redisKey = this.keyOf(key);
     return this.backend.remote.command(['DEL', redisKey], redisKey, (ended) => {
@@ -112,7 +122,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
    */
   refund(key: string, now: number, cost: number): Promise<void> {
     // A remembered denial may no longer hold once units come back; a batched consume goes first.
-    this.backend.denyCache?.forget(key);
+    this.backend.denyCache?.forget(this.keyOf(key));
     this.backend.batcher?.flush();
     const redisKey = this.keyOf(key);
     const [first, second] = this.params;
@@ -128,8 +138,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   }
 
   /** #run sends this policy's script for one request: ARGV is [now,] the signed cost, the parameters, the deadline. */
-  #run<T>(key: string, now: number, cost: number, commit: boolean, outcome: Outcome<T>): Promise<T> {
-    const redisKey = this.keyOf(key);
+  #run<T>(key: string, now: number, cost: number, commit: boolean, outcome: Outcome<T>, redisKey = this.keyOf(key)): Promise<T> {
     const [first, second] = this.params;
     const signed = String(commit ? cost : -cost);
     const sha = this.#script.sha;

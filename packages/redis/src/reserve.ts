@@ -40,7 +40,7 @@ export function bookOnRedis(backend: Backend, rp: ReservePlan, key: string, now:
   command.push(String(cost), ...plan.params, String(maxWaitMs), '0');
   backend.batcher?.flush();
   return backend.remote.eval(rp.reserve, command, keys[0] as string, (ended) => {
-    const booking = decodeBooking(ended, plan.policies, (at, tokens) => cancelOnRedis(backend, rp, key, keys, at, tokens));
+    const booking = decodeBooking(ended, plan.policies, (at, tokens) => cancelOnRedis(backend, rp, keys, at, tokens));
     if (booking !== undefined) return booking;
     backend.report(info('reserve', plan.name, asFailure(ended)));
     return { ok: false, delayMs: Infinity, decisions: plan.policies.map(closedDecision), failed: true, cancel: () => Promise.resolve(false) };
@@ -70,7 +70,7 @@ function decodeBooking(reply: unknown, policies: readonly Policy[], canceller: C
 }
 
 /** cancelOnRedis is a booking's cancel: one script call, at most one success. */
-function cancelOnRedis(backend: Backend, rp: ReservePlan, key: string, keys: readonly string[], at: string, tokens: readonly string[]): (now: number) => Promise<boolean> {
+function cancelOnRedis(backend: Backend, rp: ReservePlan, keys: readonly string[], at: string, tokens: readonly string[]): (now: number) => Promise<boolean> {
   let live = true;
   return (now) => {
     if (!live) return Promise.resolve(false);
@@ -81,7 +81,7 @@ function cancelOnRedis(backend: Backend, rp: ReservePlan, key: string, keys: rea
     return backend.remote.eval(rp.cancel, command, keys[0] as string, (ended) => {
       if (ended === 2) {
         live = false;
-        backend.denyCache?.forget(key); // units came back: a remembered denial may no longer hold
+        for (const state of keys.slice(0, keys.length / 2)) backend.denyCache?.forget(state); // units came back: a remembered denial may no longer hold
         return true;
       }
       if (ended !== 1) backend.report(info('cancel', rp.plan.name, asFailure(ended)));

@@ -1,0 +1,37 @@
+/**
+ * Regression: the deny cache is shared by every binding of a RedisStore and was keyed by the user key
+ * alone, so one policy's denial of a key answered another policy's requests for it: a strict login
+ * limit that locked an address out also denied that address on the site-wide limit (with the login
+ * policy's figures, which the adapters then refuse as a foreign decision: a 500). It is keyed by the
+ * Redis key now, which names the policy.
+ */
+import { TokenBucketLimiter } from '@ratekeeper/core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RedisStore } from '../src/index.js';
+import { closeAll, ioredis } from './support/clients.js';
+import { type RedisServer, startServer } from './support/redis-server.js';
+import { describeRedis } from './support/requirements.js';
+
+let server: RedisServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+
+afterAll(async () => {
+  await closeAll();
+  await server?.stop();
+});
+
+describeRedis('the deny cache with several policies on one store', () => {
+  it("answers one policy's denial for that policy only", async () => {
+    const store = new RedisStore({ client: ioredis(server.port) }); // deny cache on: the default
+    const login = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 0.01, store, name: 'login' });
+    const site = new TokenBucketLimiter<'async'>({ capacity: 100, refillPerSecond: 1, store, name: 'site' });
+    expect((await login.consume('1.2.3.4')).allowed).toBe(true);
+    expect(await login.consume('1.2.3.4')).toMatchObject({ allowed: false, policy: { name: 'login' } });
+    expect(await login.consume('1.2.3.4')).toMatchObject({ allowed: false, policy: { name: 'login' } });
+    expect(store.denyCacheHits).toBe(1); // the login policy's own repeat is still answered locally
+    expect(await site.consume('1.2.3.4')).toMatchObject({ allowed: true, remaining: 99, policy: { name: 'site' } });
+  });
+});
