@@ -5,7 +5,7 @@
  * Redis, with no failure of any kind, CROSSSLOT included, because every key of one request shares a
  * hash tag. A client that strips the tags (the mutant) must be refused by the cluster.
  */
-import { CompositeLimiter, type Decision, FixedWindowLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import { CompositeLimiter, type Decision, FixedWindowLimiter, SlidingWindowLimiter, TokenBucketLimiter, reserve } from '@ratekeeper/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FailureInfo, RedisStore } from '../src/index.js';
@@ -81,6 +81,21 @@ describeRedis('a 3-node Redis Cluster', () => {
     const store = new RedisStore({ client: untaggedKeys(cluster), timeoutMs: 2000, prefix: 'mut:' });
     const { failures } = await decideRandomKeys(store);
     expect(failures.some((f) => /CROSSSLOT/.test(String(f.error)))).toBe(true);
+  });
+
+  it('books and cancels reservations on random keys, composites included, no CROSSSLOT (booking keys share the tag)', async () => {
+    const store = new RedisStore({ client: ioredisCluster(nodes.map((n) => n.port)), timeoutMs: 2000, prefix: 'res:' });
+    const failures: FailureInfo[] = [];
+    store.on('failure', (info) => failures.push(info));
+    const { composite, sliding } = limitersOn(store);
+    const sample = fc.sample(keys, { numRuns: 100, seed: 11 });
+    for (const key of sample) {
+      const booked = await Promise.all([composite, sliding].flatMap((l) => [reserve(l, key, 3), reserve(l, key, 3)]));
+      expect(booked.every((r) => r.ok)).toBe(true);
+      // The last booking of each limiter is the latest on its keys: its cancel must succeed.
+      expect(await Promise.all([booked[1], booked[3]].map((r) => r?.cancel()))).toEqual([booked[1]?.delayMs !== 0, booked[3]?.delayMs !== 0]);
+    }
+    expect(failures).toEqual([]);
   });
 
   it('leaves no key without a TTL on any node', async () => {
