@@ -101,7 +101,8 @@ export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: u
       const started = telemetry === undefined ? 0 : performance.now();
       // null: a delayed request whose client went away (delay.ts); only delay mode answers it.
       let decided: Promise<Decision | null> = Promise.resolve(result).then((value) => (value === null && delay !== undefined ? null : verify(value, policies)), failed);
-      if (telemetry !== undefined) decided = decided.then((d) => (d !== null && observe(telemetry, d, shadow, performance.now() - started), d));
+      // In delay mode the time to the answer includes the hold, which is not the store's time: none is reported.
+      if (telemetry !== undefined) decided = decided.then((d) => (d !== null && observe(telemetry, d, shadow, delay === undefined ? performance.now() - started : undefined), d));
       return report === undefined ? decided : decided.then((d) => (d === null ? null : report(d, req)));
     }
     const decision = verify(result, l.policies);

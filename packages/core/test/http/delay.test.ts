@@ -121,6 +121,29 @@ describe("mode: 'delay' holds a request until it fits", () => {
   });
 });
 
+describe("mode: 'delay' and telemetry", () => {
+  it('reports each request once, when it goes, with no store time (the hold is not the store), and nothing for a client gone', async () => {
+    vi.useFakeTimers();
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
+    const seen: [boolean, string, number | undefined][] = [];
+    const telemetry = { decided: (d: Decision, outcome: string, storeMs: number | undefined) => void seen.push([d.allowed, outcome, storeMs]) };
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 5000, telemetry }, [], adapter);
+    void plan.decide(request(), undefined);
+    const held = plan.decide(request(), undefined) as Promise<Outcome>;
+    const gone = request();
+    const left = plan.decide(gone, undefined) as Promise<Outcome>;
+    leave(gone);
+    await expect(left).resolves.toBeNull();
+    await advance(clock, 1000);
+    await held;
+    expect(seen).toEqual([
+      [true, 'allowed', undefined],
+      [true, 'allowed', undefined],
+    ]);
+  });
+});
+
 describe("mode: 'delay' under a flood", () => {
   it('holds at most what fits within maxDelayMs and answers every other request 429 at once, in arrival order', async () => {
     vi.useFakeTimers();
