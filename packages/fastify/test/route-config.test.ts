@@ -5,7 +5,7 @@
  */
 import { type Decision, ManualClock, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type FastifyRateLimitOptions, rateLimit } from '../src/index.js';
 import { counting, rateLimitHeaders } from './helpers.js';
 
@@ -201,5 +201,32 @@ describe('route option validation', () => {
     expect(errors.map((e) => [e.name, e.message])).toEqual([
       ['RangeError', 'rateLimit: config.rateLimit of route GET /early: TokenBucketLimiter: capacity must be a positive integer, got -1'],
     ]);
+  });
+});
+
+describe("config.rateLimit: { mode: 'delay' }", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('holds the requests of that route on the shared budget, while other routes answer 429 at once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const clock = new ManualClock(0);
+    const app = await appWith({ capacity: 1, refillPerSecond: 1, clock, name: 'shared' });
+    app.get('/', async () => 'now or never');
+    app.get('/queue', { config: { rateLimit: { mode: 'delay', maxDelayMs: 2000 } } }, async () => 'queued');
+    expect((await app.inject('/')).statusCode).toBe(200);
+    expect((await app.inject('/')).statusCode).toBe(429);
+    let done = false;
+    const queued = app.inject('/queue').then((res) => ((done = true), res));
+    while (vi.getTimerCount() === 0) await new Promise(setImmediate);
+    clock.advance(999);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(done).toBe(false);
+    clock.advance(1);
+    await vi.advanceTimersByTimeAsync(1);
+    const res = await queued;
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['ratelimit']).toBe('"shared";r=0;t=1');
   });
 });
