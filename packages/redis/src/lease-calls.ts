@@ -84,9 +84,9 @@ export function takeLease(binding: RedisBinding, key: string, wanted: number, no
 /** returnUnits gives `units` back to `key`'s bucket in one atomic refund. */
 export function returnUnits(binding: RedisBinding, key: string, units: number, now: number): Promise<void> {
   const backend = binding.backend;
-  backend.denyCache?.forget(key); // a remembered denial may no longer hold once units come back
-  backend.batcher?.flush();
   const redisKey = binding.keyOf(key);
+  backend.denyCache?.forget(redisKey); // a remembered denial may no longer hold once units come back (keyed by the Redis key)
+  backend.batcher?.flush();
   const script = refundScript('token-bucket', backend.clientTime);
   const [capacity, interval] = binding.params;
   const args = [String(units), capacity, interval, '0'];
