@@ -1,17 +1,21 @@
 /**
- * Batcher: single-policy decisions that are pending at the same moment on the same Redis node go to
- * Redis together, as one call of the batch script (./lua/batch-script.ts), which decides them in the
- * order they were asked, atomically, exactly as if each had been its own EVALSHA back to back.
+ * Batcher: decisions that are pending at the same moment on the same Redis node go to Redis together,
+ * as one call of the batch script (./lua/batch-script.ts), which decides them in the order they were
+ * asked, atomically, exactly as if each had been its own EVALSHA back to back. A decision is a call
+ * of a group of policies: one policy for a limiter's decision, the members of a composite (all or
+ * nothing) for a CompositeLimiter's.
  *
- * When. A call made while nothing is on the wire goes at once, with the single script, as an
- * unbatched store would send it: a lone request waits for no one. Otherwise it is queued; the queue is
- * sent at the end of the current turn of the event loop (setImmediate, so every request whose bytes
- * arrived in this turn joins), or at once when it reaches `maxSize`; a queue of one goes as a single
- * call. Redis sees the calls in the order they were made either way.
+ * When. A call made while nothing is on the wire goes at once, with its own script, as an unbatched
+ * store would send it: a lone request waits for no one. Otherwise it is queued; the queue is sent at
+ * the end of the current turn of the event loop (setImmediate, so every request whose bytes arrived in
+ * this turn joins), or at once when it reaches `maxSize`; a queue of one goes as a single call. Redis
+ * sees the calls in the order they were made either way. A cost too large for the batch layout's one
+ * integer per call (above 2^53 / maxSize, far beyond any real cost) goes alone, after the queue.
  *
  * Where. On a single node every call joins one queue. On a Redis Cluster a script may only touch keys
  * of one hash slot, so calls are queued per slot (CRC16 of the key's hash tag, which for ratekeeper's
- * keys is the encoded user key): calls for one key batch together, calls for other keys go apart.
+ * keys is the encoded user key, shared by a composite's members): calls for one key batch together,
+ * calls for other keys go apart.
  *
  * Why the cap. A script blocks Redis while it runs, and one decision costs the server a few
  * microseconds: `maxSize` (default 64) bounds the pause any batch imposes on every other client to a
@@ -30,13 +34,30 @@ import type { Outcome, Remote } from './remote.js';
 
 export const DEFAULT_MAX_BATCH = 64;
 
-interface Call {
-  readonly key: string;
-  /** The call's ARGV values in the batch layout. */
-  readonly args: readonly string[];
-  /** The call's own single-script command, used when it goes alone. */
-  readonly single: string[];
+/**
+ * Group: the policies one call decides, made once per limiter (or composite plan). `spec` is its
+ * entry in the batch script's group table ([m, code, first, second, …]); `script` and `command` are
+ * what the call sends when it goes alone, whose reply shape the call's outcome reads (a single
+ * script's for one member, a composite script's for several).
+ */
+export interface Group {
+  readonly size: number;
+  readonly spec: readonly string[];
   readonly script: Script;
+  command(keys: string | readonly string[], now: number, signed: string): string[];
+  /** Bookkeeping of #send: the batch this group was last numbered in, and its number there. */
+  sentIn: number;
+  index: number;
+}
+
+interface Call {
+  /** One key for a single decision, the members' keys for a composite. */
+  readonly keys: string | readonly string[];
+  readonly firstKey: string;
+  readonly group: Group;
+  readonly cost: number;
+  readonly commit: boolean;
+  readonly now: number;
   readonly outcome: Outcome<unknown>;
   resolve: (value: unknown) => void;
 }
@@ -45,14 +66,19 @@ interface Call {
 export type SlotOf = ((key: string) => number) | undefined;
 
 const CORRUPT = new Failure('reply', new Error('RKCORRUPT the key holds a value ratekeeper did not write'));
+const SHAPE = new Failure('reply', new TypeError('RedisStore: the batch reply has an unexpected shape'));
 
 export class Batcher {
   readonly #remote: Remote;
   readonly #maxSize: number;
+  /** The largest cost whose (cost - 1)·G + g stays a safe integer for any G ≤ maxSize. */
+  readonly #maxCost: number;
   readonly #slotOf: SlotOf;
+  readonly #clientTime: boolean;
   readonly #script: Script;
   readonly #queues = new Map<number, Call[]>();
   #scheduled = false;
+  #sends = 0;
   /** Calls and batches sent and not yet answered. */
   #inFlight = 0;
   /** batches and batched count the multi-call batches sent and the calls they carried. */
@@ -62,23 +88,28 @@ export class Batcher {
   constructor(remote: Remote, clientTime: boolean, maxSize: number, slotOf: SlotOf) {
     this.#remote = remote;
     this.#maxSize = maxSize;
+    this.#maxCost = Math.floor(Number.MAX_SAFE_INTEGER / maxSize);
     this.#slotOf = slotOf;
+    this.#clientTime = clientTime;
     this.#script = batchScript(clientTime);
   }
 
   /**
-   * submit queues one decision: `args` are its values in the batch layout, `single` the command it
-   * would send alone with `script`. Resolves to `outcome` of its own reply or of a Failure.
+   * submit queues one decision of `group` on `keys` (the first one, `firstKey`, places it on a
+   * cluster). Resolves to `outcome` of its reply, in the shape its own script would answer, or of a
+   * Failure.
    */
-  submit<T>(key: string, args: readonly string[], script: Script, single: string[], outcome: Outcome<T>): Promise<T> {
+  submit<T>(keys: string | readonly string[], firstKey: string, group: Group, cost: number, commit: boolean, now: number, outcome: Outcome<T>): Promise<T> {
     return new Promise<T>((resolve) => {
-      const call = { key, args, single, script, outcome: outcome as Outcome<unknown>, resolve: resolve as (value: unknown) => void };
-      // Nothing on the wire and nothing queued: a lone call waits for no one.
-      if (this.#inFlight === 0 && this.#queues.size === 0) {
+      const call: Call = { keys, firstKey, group, cost, commit, now, outcome: outcome as Outcome<unknown>, resolve: resolve as (value: unknown) => void };
+      const alone = this.#inFlight === 0 && this.#queues.size === 0;
+      if (alone || cost > this.#maxCost) {
+        // Nothing on the wire and nothing queued: a lone call waits for no one. A huge cost goes after the queue.
+        if (!alone) this.flush();
         this.#send([call]);
         return;
       }
-      const slot = this.#slotOf === undefined ? 0 : this.#slotOf(key);
+      const slot = this.#slotOf === undefined ? 0 : this.#slotOf(firstKey);
       let queue = this.#queues.get(slot);
       if (queue === undefined) this.#queues.set(slot, (queue = []));
       queue.push(call);
@@ -99,8 +130,8 @@ export class Batcher {
   };
 
   /**
-   * flush sends every queued call now. A call that bypasses the queue (a reset's DEL, a composite's
-   * script) flushes first, so that Redis sees this process's calls in the order they were made.
+   * flush sends every queued call now. A call that bypasses the queue (a reset's DEL, a refund)
+   * flushes first, so that Redis sees this process's calls in the order they were made.
    */
   flush(): void {
     if (this.#queues.size > 0) this.#flush();
@@ -117,23 +148,84 @@ export class Batcher {
     this.#inFlight++;
     if (calls.length === 1) {
       const call = calls[0] as Call;
-      void this.#remote.eval(call.script, call.single, call.key, call.outcome).then(this.#answered).then(call.resolve);
+      const signed = String(call.commit ? call.cost : -call.cost);
+      const command = call.group.command(call.keys, call.now, signed);
+      void this.#remote.eval(call.group.script, command, call.firstKey, call.outcome).then(this.#answered).then(call.resolve);
       return;
     }
     this.batches++;
     this.batched += calls.length;
-    const command = ['EVALSHA', this.#script.sha, String(calls.length)];
-    for (const call of calls) command.push(call.key);
-    for (const call of calls) for (const value of call.args) command.push(value);
+    const batch = ++this.#sends;
+    const groups: Group[] = [];
+    for (const call of calls) {
+      const group = call.group;
+      if (group.sentIn !== batch) {
+        group.sentIn = batch;
+        groups.push(group);
+        group.index = groups.length;
+      }
+    }
+    const G = groups.length;
+    let keyCount = 0;
+    const command = ['EVALSHA', this.#script.sha, ''];
+    for (const call of calls) {
+      if (typeof call.keys === 'string') {
+        command.push(call.keys);
+        keyCount++;
+      } else {
+        for (const key of call.keys) command.push(key);
+        keyCount += call.keys.length;
+      }
+    }
+    command[2] = String(keyCount);
+    command.push(String(G));
+    for (const group of groups) for (const value of group.spec) command.push(value);
+    for (const call of calls) {
+      if (this.#clientTime) command.push(String(call.now));
+      const v = (call.cost - 1) * G + call.group.index;
+      command.push(String(call.commit ? v : -v));
+    }
     command.push('0'); // the deadline's place: Remote sets it on every send (see ./remote.ts)
-    void this.#remote.eval(this.#script, command, (calls[0] as Call).key, (ended) => {
+    void this.#remote.eval(this.#script, command, (calls[0] as Call).firstKey, (ended) => {
       this.#inFlight--;
-      const replies = Array.isArray(ended) && ended.length === calls.length ? ended : undefined;
+      const replies = Array.isArray(ended) ? split(ended, calls) : undefined;
+      const failure = ended instanceof Failure ? ended : SHAPE;
       calls.forEach((call, i) => {
-        const reply =
-          replies === undefined ? (ended instanceof Failure ? ended : new Failure('reply', new TypeError('RedisStore: the batch reply has an unexpected shape'))) : replies[i];
-        call.resolve(call.outcome(reply === 'RKCORRUPT' ? CORRUPT : reply));
+        call.resolve(call.outcome(replies === undefined ? failure : replies[i]));
       });
     });
   }
+}
+
+/**
+ * split cuts the batch script's flat reply into each call's reply, in the shape the call's own script
+ * would have answered: for one member a compact integer or [allowed, remaining, retryAfterMs,
+ * resetAfterMs]; for several, m compact integers or four values per member; CORRUPT for a call whose
+ * key held foreign data. Undefined when the reply does not have the shape the calls expect.
+ */
+export function split(reply: readonly unknown[], calls: readonly { readonly group: { readonly size: number } }[]): unknown[] | undefined {
+  const out: unknown[] = [];
+  let at = 0;
+  for (const call of calls) {
+    const m = call.group.size;
+    const first = reply[at];
+    if (first === 'RKCORRUPT') {
+      out.push(CORRUPT);
+      at++;
+    } else if (typeof first === 'number' && first % 2 === 1) {
+      if (at + m > reply.length) return undefined;
+      out.push(m === 1 ? first : reply.slice(at, at + m));
+      at += m;
+    } else {
+      if (at + 4 * m > reply.length) return undefined;
+      const values: unknown[] = [];
+      for (let j = 0; j < m; j++, at += 4) {
+        const allowed = reply[at];
+        if (allowed !== 0 && allowed !== 2) return undefined;
+        values.push(allowed === 2 ? 1 : 0, reply[at + 1], reply[at + 2], reply[at + 3]);
+      }
+      out.push(values);
+    }
+  }
+  return at === reply.length ? out : undefined;
 }

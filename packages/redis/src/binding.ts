@@ -7,7 +7,7 @@
  * here once. Its counts are its own: they are not merged into Redis when Redis comes back.
  */
 import type { Algorithm, Decision, Policy, StoreBinding } from '@ratekeeper/core';
-import type { Batcher } from './batcher.js';
+import type { Batcher, Group } from './batcher.js';
 import type { DenyCache } from './deny-cache.js';
 import { allowedOf, closedDecision, decodeOne, fallbackDecision, openDecision } from './decisions.js';
 import { Failure, type FailureInfo } from './failure.js';
@@ -49,8 +49,8 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   /** head is everything in this policy's keys before the encoded user key. */
   readonly head: string;
   readonly #script: Script;
-  /** The algorithm's code in the batch script, as a string; undefined when it cannot be batched. */
-  readonly #code: string | undefined;
+  /** This policy as a group of one: its entry in the batch script's layout, and its own command. */
+  readonly #group: Group;
   readonly #refund: Script;
 
   constructor(backend: Backend, algorithm: Algorithm<P>, policy: P, fallback: StoreBinding<'sync'>) {
@@ -60,8 +60,19 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     this.fallback = fallback;
     this.head = keyHead(backend.prefix, policy.name);
     this.#script = singleScript(algorithm.name, backend.clientTime);
-    const index = BATCHED.indexOf(algorithm.name);
-    this.#code = index === -1 ? undefined : String(index + 1);
+    const script = this.#script;
+    const clientTime = backend.clientTime;
+    const [first, second] = this.params;
+    this.#group = {
+      size: 1,
+      spec: ['1', String(BATCHED.indexOf(algorithm.name) + 1), first, second],
+      script,
+      // The last argument is the deadline's place: Remote sets it on every send.
+      command: (key, now, signed) =>
+        clientTime ? ['EVALSHA', script.sha, '1', key as string, String(now), signed, first, second, '0'] : ['EVALSHA', script.sha, '1', key as string, signed, first, second, '0'],
+      sentIn: 0,
+      index: 0,
+    };
     this.#refund = refundScript(algorithm.name, backend.clientTime);
   }
 
@@ -137,18 +148,12 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     });
   }
 
-  /** #run sends this policy's script for one request: ARGV is [now,] the signed cost, the parameters, the deadline. */
+  /** #run decides one request: through the batcher when batching is on, else as one EVALSHA of this policy's script. */
   #run<T>(key: string, now: number, cost: number, commit: boolean, outcome: Outcome<T>, redisKey = this.keyOf(key)): Promise<T> {
-    const [first, second] = this.params;
-    const signed = String(commit ? cost : -cost);
-    const sha = this.#script.sha;
-    const clientTime = this.backend.clientTime;
-    // The last argument is the deadline's place: Remote sets it on every send.
-    const command = clientTime ? ['EVALSHA', sha, '1', redisKey, String(now), signed, first, second, '0'] : ['EVALSHA', sha, '1', redisKey, signed, first, second, '0'];
+    const group = this.#group;
     const batcher = this.backend.batcher;
-    if (batcher === undefined || this.#code === undefined) return this.backend.remote.eval(this.#script, command, redisKey, outcome);
-    const args = clientTime ? [String(now), this.#code, signed, first, second] : [this.#code, signed, first, second];
-    return batcher.submit(redisKey, args, this.#script, command, outcome);
+    if (batcher !== undefined) return batcher.submit(redisKey, redisKey, group, cost, commit, now, outcome);
+    return this.backend.remote.eval(this.#script, group.command(redisKey, now, String(commit ? cost : -cost)), redisKey, outcome);
   }
 
   #failed(operation: Operation, ended: unknown, key: string, now: number, cost: number, commit: boolean): Decision {

@@ -1,7 +1,9 @@
 /**
  * Composite decisions on Redis: several policies for one request in ONE script call, all or nothing
  * (see lua/composite-script.ts). Every member's key carries the same hash tag, so the call is legal
- * on Redis Cluster.
+ * on Redis Cluster. With batching on, a composite decision is a call of a group of several policies
+ * in the Batcher (./batcher.ts): concurrent composite and single decisions go to Redis together, in
+ * the order they were made, each composite still all or nothing in the batch script.
  *
  * A plan (the script, the members, the ARGV tail, the fallback bindings) is built once per bindings
  * array, which CompositeLimiter passes unchanged on every call. Building it checks that every member
@@ -10,9 +12,11 @@
  * built (RedisStore.prepareAll).
  */
 import type { Decision, Policy, StoreBinding } from '@ratekeeper/core';
+import type { Group } from './batcher.js';
 import { type Backend, RedisBinding, asFailure, info } from './binding.js';
 import { closedDecision, decodeAll, fallbackDecision, openDecision } from './decisions.js';
 import { encodeKey } from './keys.js';
+import { BATCHED } from './lua/batch-script.js';
 import { MAX_MEMBERS, compositeScript } from './lua/composite-script.js';
 import type { Script } from './lua/scripts.js';
 import type { FallbackStore } from './options.js';
@@ -24,6 +28,8 @@ export interface Plan {
   readonly params: readonly string[];
   readonly name: string;
   readonly fallbacks: readonly StoreBinding<'sync'>[];
+  /** The members as one group of the batch script, with the composite script's command. */
+  readonly group: Group;
 }
 
 export function makePlan(backend: Backend, bindings: readonly StoreBinding<'async'>[]): Plan {
@@ -42,34 +48,43 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
     throw new TypeError(`RedisStore: a composite may have at most ${MAX_MEMBERS} members, got ${members.length}`);
   }
   const policies = members.map((m) => m.policy);
-  return {
-    script: compositeScript(
-      policies.map((p) => p.algorithm),
-      backend.clientTime,
-    ),
-    members,
-    policies,
-    params: members.flatMap((m) => m.params),
-    name: names.join('+'),
-    fallbacks: members.map((m) => m.fallback),
+  const script = compositeScript(
+    policies.map((p) => p.algorithm),
+    backend.clientTime,
+  );
+  const params = members.flatMap((m) => m.params);
+  const n = String(members.length);
+  const clientTime = backend.clientTime;
+  const group: Group = {
+    size: members.length,
+    spec: [n, ...members.flatMap((m) => [String(BATCHED.indexOf(m.policy.algorithm) + 1), ...m.params])],
+    script,
+    command: (keys, now, signed) => {
+      const command = ['EVALSHA', script.sha, n, ...keys];
+      if (clientTime) command.push(String(now));
+      // The last argument is the deadline's place: Remote sets it on every send.
+      command.push(signed, ...params, '0');
+      return command;
+    },
+    sentIn: 0,
+    index: 0,
   };
+  return { script, members, policies, params, name: names.join('+'), fallbacks: members.map((m) => m.fallback), group };
 }
 
 /** decideComposite runs the composite script and, when Redis cannot answer, the failure policy. */
 export function decideComposite(backend: Backend, fallbackStore: FallbackStore, plan: Plan, key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
   const tag = `${encodeKey(key)}}`;
-  const n = plan.members.length;
-  const command = ['EVALSHA', plan.script.sha, String(n)];
-  for (const member of plan.members) command.push(`${member.head}${tag}`);
-  if (backend.clientTime) command.push(String(now));
-  command.push(String(commit ? cost : -cost), ...plan.params, '0');
-  backend.batcher?.flush();
-  return backend.remote.eval(plan.script, command, command[3] as string, (ended) => {
+  const keys = plan.members.map((member) => `${member.head}${tag}`);
+  const outcome = (ended: unknown): readonly Decision[] => {
     const decisions = decodeAll(ended, plan.policies);
     if (decisions !== undefined) return decisions;
     backend.report(info(commit ? 'consume' : 'peek', plan.name, asFailure(ended)));
     return decideWithout(backend, fallbackStore, plan, key, now, cost, commit);
-  });
+  };
+  const first = keys[0] as string;
+  if (backend.batcher !== undefined) return backend.batcher.submit(keys, first, plan.group, cost, commit, now, outcome);
+  return backend.remote.eval(plan.script, plan.group.command(keys, now, String(commit ? cost : -cost)), first, outcome);
 }
 
 function decideWithout(backend: Backend, fallbackStore: FallbackStore, plan: Plan, key: string, now: number, cost: number, commit: boolean): readonly Decision[] {

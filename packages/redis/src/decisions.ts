@@ -34,10 +34,16 @@ export function decisionAt(reply: readonly unknown[], offset: number, policy: Po
   };
 }
 
-/** compactDecision reads an admission sent as reset·2^21 + remaining·2 + 1. */
+/**
+ * compactDecision reads an admission sent as one integer (see `compact` in lua/prelude.ts):
+ * rest·128 + 2b + 1, where rest = resetAfterMs·2^b + remaining. Every step is exact in doubles.
+ */
 function compactDecision(value: number, policy: Policy): Decision {
-  const remaining = Math.floor(value / 2) % 1_048_576;
-  return { allowed: true, limit: policy.limit, remaining, retryAfterMs: 0, resetAfterMs: Math.floor(value / 2_097_152), policy };
+  const low = value % 128;
+  const rest = (value - low) / 128;
+  const span = 2 ** ((low - 1) / 2);
+  const remaining = rest % span;
+  return { allowed: true, limit: policy.limit, remaining, retryAfterMs: 0, resetAfterMs: (rest - remaining) / span, policy };
 }
 
 /** decodeOne reads a single policy's reply; undefined when the reply has an unexpected shape. */

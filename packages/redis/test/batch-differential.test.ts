@@ -3,7 +3,10 @@
  * Redis all at once, each call at its own instant of a ManualClock (client time), without waiting for
  * any answer, so that they go to Redis in batches; every decision must equal the memory store's,
  * replayed one by one, field for field. Resets and composites in the same turn must keep their place
- * in the order. The store's counters show that batches of more than one call were really sent.
+ * in the order. Composites batch too (a call of several policies, all or nothing in the batch
+ * script): histories of composites alone, over two to four members of any algorithms, fired at once,
+ * must decide as memory's composite does in order. The store's counters show that batches of more
+ * than one call were really sent.
  */
 import { CompositeLimiter, type Decision, ManualClock, MemoryStore, type RateLimiter } from '@ratekeeper/core';
 import fc from 'fast-check';
@@ -86,7 +89,60 @@ async function replayAtOnce(spec: Spec, start: number, history: readonly Step[],
   answers.forEach((answer, i) => expect(answer, `step ${i} (${history[i]?.op} cost ${history[i]?.cost})`).toEqual(want[i]));
 }
 
+const composites = fc
+  .subarray([specs['token-bucket'], specs['sliding-window'], specs['fixed-window'], specs['sliding-log']], { minLength: 2 })
+  .chain((arbs) => fc.tuple(...arbs))
+  .map((members) => members as Spec[]);
+
+/** replayCompositesAtOnce fires a history of composite calls at once, every member on the same key. */
+async function replayCompositesAtOnce(members: readonly Spec[], start: number, history: readonly Step[], kind: ClientKind): Promise<void> {
+  const clock = new ManualClock(start);
+  const store = stores.get(kind) as RedisStore;
+  const memoryStore = new MemoryStore();
+  const id = run++;
+  const memory = new CompositeLimiter(members.map((spec, i) => makeLimiter(spec, memoryStore, clock, `c${id}-${i}`)));
+  const redis = new CompositeLimiter(members.map((spec, i) => makeLimiter(spec, store, clock, `c${id}-${i}`)));
+  // Warm the batch and composite scripts, and the server-clock sample, outside the history.
+  await redis.consume('warm');
+  await Promise.all([redis.consume('warm'), redis.consume('warm')]);
+  const want: Answer[] = [];
+  const got: Promise<Answer>[] = [];
+  let now = start;
+  for (const step of history) {
+    now = nextInstant(now, step.dt, members);
+    clock.set(now);
+    const key = `composite${id}:${step.key}`;
+    if (step.op === 'reset') {
+      memory.reset(key);
+      want.push(undefined);
+      got.push(redis.reset(key).then(() => undefined));
+    } else if (step.op === 'allow') {
+      want.push(memory.allow(key, step.cost));
+      got.push(redis.allow(key, step.cost));
+    } else {
+      want.push(memory[step.op](key, step.cost));
+      got.push(redis[step.op](key, step.cost));
+    }
+  }
+  const answers = await Promise.all(got);
+  answers.forEach((answer, i) => expect(answer, `step ${i} (${history[i]?.op} cost ${history[i]?.cost})`).toEqual(want[i]));
+}
+
 describeRedis('batched decisions equal one-by-one decisions', () => {
+  for (const kind of CLIENT_KINDS) {
+    it(`decides composite histories fired at once as memory's composite decides them in order, through ${kind}`, async () => {
+      const before = (stores.get(kind) as RedisStore).batching.calls;
+      await fc.assert(
+        fc.asyncProperty(
+          composites.chain((m) => fc.tuple(fc.constant(m), startInstant, steps(m))),
+          ([members, start, history]) => replayCompositesAtOnce(members, start, history, kind),
+        ),
+        { numRuns: RUNS },
+      );
+      expect((stores.get(kind) as RedisStore).batching.calls - before).toBeGreaterThan(RUNS);
+    });
+  }
+
   for (const kind of CLIENT_KINDS) {
     for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window'] as const) {
       it(`decides ${algorithm} histories fired at once as memory decides them in order, through ${kind}`, async () => {

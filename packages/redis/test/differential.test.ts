@@ -98,14 +98,17 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
     });
   }
 
-  it('gives identical decisions where the figures are too wide for the compact reply', async () => {
+  // The compact reply holds remaining and resetAfterMs in 46 bits together: the first two fit (22 + 11
+  // and 3 + 33 bits), the third (40 + 11 bits) goes out in four values.
+  it('gives identical decisions where the figures are wide, compact or too wide for the compact reply', async () => {
     const wide: Spec[] = [
       { algorithm: 'token-bucket', capacity: 3_000_000, refillPerSecond: 1 },
       { algorithm: 'fixed-window', limit: 5, windowMs: 5_000_000_000 },
+      { algorithm: 'token-bucket', capacity: 1_000_000_000_000, refillPerSecond: 1 },
     ];
     const moves: Step[] = [0, 0, 1000, 0].map((dt) => ({ op: 'consume', dt, cost: 2, key: 0 }));
     for (const kind of CLIENT_KINDS) {
-      for (const members of [[wide[0] as Spec], [wide[1] as Spec], wide]) await replay(members, 1_700_000_000_000, moves, kind);
+      for (const members of [[wide[0] as Spec], [wide[1] as Spec], [wide[2] as Spec], wide]) await replay(members, 1_700_000_000_000, moves, kind);
     }
   });
 

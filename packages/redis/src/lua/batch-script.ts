@@ -1,16 +1,26 @@
 /**
- * The batch script: many single-policy decisions in one call, decided one after another in the order
- * given, exactly as if each had been its own EVALSHA back to back (a script runs atomically, so no
- * other client's command can come between them). Used by ../batcher.ts for calls that are pending at
- * the same moment on the same node.
+ * The batch script: many decisions in one call, decided one after another in the order given, exactly
+ * as if each had been its own EVALSHA back to back (a script runs atomically, so no other client's
+ * command can come between them). Used by ../batcher.ts for calls that are pending at the same moment
+ * on the same node. A call is a group of one or more policies deciding one request all or nothing:
+ * a single decision is a group of one, a composite (see ./composite-script.ts) a group of several.
  *
- * KEYS       one key per call.
- * ARGV       per call, `stride` values: [now (client time only),] the algorithm's code (1-based index
- *            in BATCHED), the signed cost, and the policy's two parameters, as in lua/scripts.ts;
- *            last, the batch's deadline (a batch that starts after it decides nothing, see prelude.ts).
- * Reply      one element per call: what the single script would answer (a compact integer or the
- *            four values), or the string 'RKCORRUPT' when that call's key holds foreign data; a
- *            corrupt key fails its own call only, never the batch.
+ * KEYS       the calls' keys, in call order, one per member of the call's group.
+ * ARGV       the number of groups G; then per group its member count m and, per member, the
+ *            algorithm's code (1-based index in BATCHED) and the policy's two parameters, as in
+ *            lua/scripts.ts (each parsed once per batch, not once per call); then per call: `now`
+ *            (client time only) and v = ±((cost - 1)·G + g), the signed cost and the call's group g
+ *            in one integer (the Batcher sends a cost whose v would pass 2^53 alone); last, the
+ *            batch's deadline (a batch that starts after it decides nothing, see prelude.ts).
+ * Reply      a flat array, per call in order: for each member, one compact integer (an odd positive
+ *            number, see `compact` in prelude.ts) when every member of the call admitted with
+ *            compact figures, else four values per member: 2 (admitted) or 0 (denied), remaining,
+ *            retryAfterMs, resetAfterMs; or the one string 'RKCORRUPT' when a key of the call holds
+ *            foreign data, which fails that call only, never the batch. A flat array of integers
+ *            costs Redis far less to send than nested tables.
+ * A group is all or nothing as composite-script.ts decides it: every member is evaluated first and
+ * written only when all admit; members that admitted inside a denied call report what they hold (their
+ * step at a cost no policy can grant, which writes nothing).
  * With server time, TIME is read once per batch: every call in it decides at the same instant.
  */
 import type { AlgorithmName } from '@ratekeeper/core';
@@ -19,31 +29,101 @@ import { STEPS, type Script, script } from './scripts.js';
 /** BATCHED lists the algorithms the batch script decides; their 1-based index is their code. */
 export const BATCHED: readonly AlgorithmName[] = Object.keys(STEPS) as AlgorithmName[];
 
-/** The ARGV values per call. */
-export const stride = (clientTime: boolean): number => (clientTime ? 5 : 4);
-
 const BODY = (clientTime: boolean) => `
 local STEP = { ${BATCHED.map((a) => STEPS[a].name).join(', ')} }
+local fmod = math.fmod
+local HELD_COST = 9007199254740991
+local G = tonumber(ARGV[1])
+local size, gstep, gfirst, gsecond = {}, {}, {}, {}
+local at = 2
+for g = 1, G do
+  local m = tonumber(ARGV[at])
+  at = at + 1
+  local s, f, t = {}, {}, {}
+  for j = 1, m do
+    s[j], f[j], t[j] = STEP[tonumber(ARGV[at])], tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
+    at = at + 3
+  end
+  size[g], gstep[g], gfirst[g], gsecond[g] = m, s, f, t
+end
 local out = {}
-local n = #KEYS
-local s = ${stride(clientTime)}
-for i = 1, n do
-  local at = (i - 1) * s
-${clientTime ? '  local now = tonumber(ARGV[at + 1])\n  at = at + 1' : ''}
-  local step = STEP[tonumber(ARGV[at + 1])]
-  local signed = tonumber(ARGV[at + 2])
-  local commit = signed > 0
-  local cost = signed
-  if not commit then cost = -signed end
-  local fine, ok, remaining, retry, reset, ttl, state = pcall(step, redis.call('GET', KEYS[i]), now, cost, tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4]))
-  if not fine then
-    out[i] = 'RKCORRUPT'
-  elseif ok then
-    if commit then redis.call('SET', KEYS[i], state, 'PX', px(ttl)) end
-    local short = compact(remaining, retry, reset)
-    if short then out[i] = short else out[i] = { 1, num(remaining), num(retry), num(reset) } end
+local o, k = 0, 0
+local last = #ARGV
+while at < last do
+${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local v = tonumber(ARGV[at])
+  at = at + 1
+  local commit = v > 0
+  if not commit then v = -v end
+  local g, cost = 1, v
+  if G > 1 then
+    local r = fmod(v - 1, G)
+    g, cost = r + 1, (v - 1 - r) / G + 1
+  end
+  local m = size[g]
+  if m == 1 then
+    k = k + 1
+    local step = gstep[g][1]
+    local fine, ok, remaining, retry, reset, ttl, state = pcall(step, redis.call('GET', KEYS[k]), now, cost, gfirst[g][1], gsecond[g][1])
+    if not fine then
+      o = o + 1
+      out[o] = 'RKCORRUPT'
+    else
+      if ok and commit then redis.call('SET', KEYS[k], state, 'PX', px(ttl)) end
+      local short = ok and compact(remaining, retry, reset)
+      if short then
+        o = o + 1
+        out[o] = short
+      else
+        local a = 0
+        if ok then a = 2 end
+        out[o + 1], out[o + 2], out[o + 3], out[o + 4] = a, num(remaining), num(retry), num(reset)
+        o = o + 4
+      end
+    end
   else
-    out[i] = { 0, num(remaining), num(retry), num(reset) }
+    local s, f, t = gstep[g], gfirst[g], gsecond[g]
+    local raws, oks, rs, ws, es, ls, xs = {}, {}, {}, {}, {}, {}, {}
+    local all, broken = true, false
+    for j = 1, m do
+      local raw = redis.call('GET', KEYS[k + j])
+      local fine, ok, r, w, e, l, x = pcall(s[j], raw, now, cost, f[j], t[j])
+      if not fine then broken = true break end
+      raws[j], oks[j], rs[j], ws[j], es[j], ls[j], xs[j] = raw, ok, r, w, e, l, x
+      all = all and ok
+    end
+    if broken then
+      o = o + 1
+      out[o] = 'RKCORRUPT'
+    elseif all then
+      if commit then
+        for j = 1, m do redis.call('SET', KEYS[k + j], xs[j], 'PX', px(ls[j])) end
+      end
+      local shorts, short = {}, true
+      for j = 1, m do
+        shorts[j] = compact(rs[j], ws[j], es[j])
+        short = short and shorts[j]
+      end
+      if short then
+        for j = 1, m do out[o + j] = shorts[j] end
+        o = o + m
+      else
+        for j = 1, m do
+          out[o + 1], out[o + 2], out[o + 3], out[o + 4] = 2, num(rs[j]), num(ws[j]), num(es[j])
+          o = o + 4
+        end
+      end
+    else
+      for j = 1, m do
+        local a, r, e = 0, num(rs[j]), num(es[j])
+        if oks[j] then
+          local _, hr, _, he = s[j](raws[j], now, HELD_COST, f[j], t[j])
+          a, r, e = 2, num(hr), num(he)
+        end
+        out[o + 1], out[o + 2], out[o + 3], out[o + 4] = a, r, num(ws[j]), e
+        o = o + 4
+      end
+    end
+    k = k + m
   end
 end
 return out

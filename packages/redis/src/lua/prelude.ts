@@ -8,10 +8,14 @@
  * MAX_PX caps a TTL just below 10^14 ms (about 3,170 years): redis.call turns a Lua number into text
  * with %.14g, exact for every integer below 10^14, so PX needs no string formatting.
  *
- * `compact` is the short reply of an admitted request: one integer, reset·2^21 + remaining·2 + 1,
- * when remaining < 2^20 and resetAfterMs < 2^31 are whole and retryAfterMs is 0 (an admission's
- * usual figures). Returning one integer instead of a four-element array saves Redis the table
- * conversion and the client an array; anything else goes out in the four-value form.
+ * `compact` is the short reply of an admission: one positive integer instead of the four values, when
+ * retryAfterMs is 0 and remaining and resetAfterMs are whole, not -0, and fit together in 46 bits:
+ * remaining takes the low b bits of rest = reset·2^b + remaining (b = 20, 32 or 46, the first that
+ * holds it), rest < 2^46, and the reply is rest·128 + 2b + 1 (below 2^53, so exact as a double and
+ * as a Redis integer; odd and positive, so never read as 'expired'). A bucket of a billion with a
+ * reset of a few ms fits as well as a limit of 100 with a reset of a day. One integer instead of a
+ * table saves Redis the table conversion (an eighth of a single decision's script time) and the
+ * client an array; anything else goes out in four values.
  */
 const HELPERS = `
 local floor, ceil, format, tonumber = math.floor, math.ceil, string.format, tonumber
@@ -34,10 +38,18 @@ local function px(ttl)
 end
 
 local function compact(remaining, retry, reset)
-  if retry == 0 and remaining >= 0 and remaining < 1048576 and remaining == floor(remaining)
-    and reset >= 0 and reset < 2147483648 and reset == floor(reset)
-    and (remaining ~= 0 or 1 / remaining > 0) and (reset ~= 0 or 1 / reset > 0) and 1 / retry > 0 then
-    return reset * 2097152 + remaining * 2 + 1
+  if retry == 0 and 1 / retry > 0 and remaining >= 0 and reset >= 0 and remaining == floor(remaining) and reset == floor(reset)
+    and (remaining ~= 0 or 1 / remaining > 0) and (reset ~= 0 or 1 / reset > 0) then
+    local rest
+    if remaining < 1048576 then
+      rest = reset * 1048576 + remaining
+      if rest < 70368744177664 then return rest * 128 + 41 end
+    elseif remaining < 4294967296 then
+      rest = reset * 4294967296 + remaining
+      if rest < 70368744177664 then return rest * 128 + 65 end
+    elseif reset == 0 and remaining < 70368744177664 then
+      return remaining * 128 + 93
+    end
   end
   return nil
 end

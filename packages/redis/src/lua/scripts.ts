@@ -105,12 +105,21 @@ export function scriptBySha(sha: string): Script | undefined {
   return bySha.get(sha);
 }
 
-/** STEPS maps each algorithm to its Lua step function's name and source. */
+/**
+ * stepOf keeps an algorithm's Lua source up to its refund function apart: a decision's script carries
+ * only the functions it calls, since every `local function` is a closure Redis builds on each call.
+ */
+function stepOf(name: string, source: string): { readonly name: string; readonly source: string; readonly withRefund: string } {
+  const refund = source.indexOf(`local function ${name}_refund`);
+  return { name, source: refund === -1 ? source : source.slice(0, refund), withRefund: source };
+}
+
+/** STEPS maps each algorithm to its Lua step function's name, its source and its source with the refund. */
 export const STEPS = {
-  'token-bucket': { name: 'tb', source: TOKEN_BUCKET_LUA },
-  'sliding-window': { name: 'sw', source: SLIDING_WINDOW_LUA },
-  'fixed-window': { name: 'fw', source: FIXED_WINDOW_LUA },
-  'sliding-log': { name: 'sl', source: SLIDING_LOG_LUA },
+  'token-bucket': stepOf('tb', TOKEN_BUCKET_LUA),
+  'sliding-window': stepOf('sw', SLIDING_WINDOW_LUA),
+  'fixed-window': stepOf('fw', FIXED_WINDOW_LUA),
+  'sliding-log': stepOf('sl', SLIDING_LOG_LUA),
 } as const;
 
 /** singleScript is the script deciding one policy of `algorithm`. */
@@ -122,7 +131,7 @@ export function singleScript(algorithm: AlgorithmName, clientTime: boolean): Scr
 /** refundScript is the script giving cost back to one policy of `algorithm`. */
 export function refundScript(algorithm: AlgorithmName, clientTime: boolean): Script {
   const step = STEPS[algorithm];
-  return script(clientTime, step.source, REFUND_BODY.replace('STEP', step.name));
+  return script(clientTime, step.withRefund, REFUND_BODY.replace('STEP', step.name));
 }
 
 /** banScript is the script deciding one policy of `algorithm` behind a ban. */
