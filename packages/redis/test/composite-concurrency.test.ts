@@ -2,9 +2,12 @@
  * A composite under concurrency: 8 worker processes send 50 users × 40 requests (costs 1 to 3, users
  * shuffled across workers) through a composite of a fixed window (limit 10) and a sliding window
  * (limit 8) on Redis. All or nothing means a request the sliding window denies costs the fixed window
- * nothing, so for every user both members' counters equal exactly the cost admitted, and every
- * decision is one script call (INFO commandstats counts one EVALSHA per request). A composite that
- * consumes its members separately (the parallel-union mutant) must break the counter equality.
+ * nothing, so for every user both members' counters equal exactly the cost admitted and no user is
+ * admitted more than 8. With batching off every decision is one script call (INFO commandstats counts
+ * one EVALSHA per request); with batching on (the default) the same holds with far fewer calls, each
+ * deciding many composite requests in order. A composite that consumes its members separately (the
+ * parallel-union mutant) must break the counter equality, and a batch that decides every call from one
+ * snapshot of its keys (the snapshot-batch mutant) must admit some user more than 8.
  */
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
@@ -57,12 +60,13 @@ function deal(prefix: string, seed: number): (readonly [string, number])[][] {
   return hands;
 }
 
-async function runComposite(composite: 'atomic' | 'parallel-union', prefix: string): Promise<WorkerReport[]> {
+async function runComposite(composite: 'atomic' | 'parallel-union', prefix: string, batch: boolean, store: WorkerSetup['store'] = 'redis'): Promise<WorkerReport[]> {
   const hands = deal(prefix, 42);
   const setups: WorkerSetup[] = hands.map((requests) => ({
     port: server.port,
     client: 'ioredis',
-    store: 'redis',
+    store,
+    batch,
     prefix: 'rk:',
     members: [FIXED, SLIDING],
     composite,
@@ -97,18 +101,13 @@ function evalshaCalls(): number {
 }
 
 describeRedis('a composite under concurrency, 8 processes', () => {
-  it('records in each member exactly the cost admitted, in one script call per request', async () => {
-    await runComposite('atomic', 'warm-');
-    server.cli('CONFIG', 'RESETSTAT');
-    const reports = await runComposite('atomic', 'a-');
-    // One call per request, plus the warm-up request each worker makes before the barrier: two calls,
-    // since a new store's first script expires at once to learn the server's clock.
-    expect(evalshaCalls()).toBe(USERS * PER_USER + 2 * WORKERS);
+  /** expectExact checks every user of `prefix`: both counters equal the cost admitted, at most 8. */
+  async function expectExact(reports: readonly WorkerReport[], prefix: string): Promise<void> {
     expect(reports.flatMap((r) => r.failures)).toEqual([]);
     const admitted = admittedByUser(reports);
     let total = 0;
     for (let u = 0; u < USERS; u++) {
-      const user = `a-user-${u}`;
+      const user = `${prefix}user-${u}`;
       const cost = admitted.get(user) ?? 0;
       expect(cost).toBeLessThanOrEqual(8);
       expect(cost).toBeGreaterThanOrEqual(6);
@@ -116,10 +115,36 @@ describeRedis('a composite under concurrency, 8 processes', () => {
       total += cost;
     }
     expect(total).toBeGreaterThan(0);
+  }
+
+  it('records in each member exactly the cost admitted, in one script call per request with batching off', async () => {
+    await runComposite('atomic', 'warm-', false);
+    server.cli('CONFIG', 'RESETSTAT');
+    const reports = await runComposite('atomic', 'a-', false);
+    // One call per request, plus the warm-up request each worker makes before the barrier: two calls,
+    // since a new store's first script expires at once to learn the server's clock.
+    expect(evalshaCalls()).toBe(USERS * PER_USER + 2 * WORKERS);
+    await expectExact(reports, 'a-');
+  });
+
+  it('records in each member exactly the cost admitted with batching on, many composite requests per script call', async () => {
+    await runComposite('atomic', 'warm-b-', true);
+    server.cli('CONFIG', 'RESETSTAT');
+    const reports = await runComposite('atomic', 'b-', true);
+    // 250 requests per worker fired at once go in batches of up to 64: a handful of calls each.
+    expect(evalshaCalls()).toBeLessThan((USERS * PER_USER) / 4);
+    await expectExact(reports, 'b-');
+  });
+
+  it('catches a batch deciding its composite calls from one snapshot of its keys (the snapshot-batch mutant)', async () => {
+    const reports = await runComposite('atomic', 's-', true, 'snapshot-batch');
+    const admitted = admittedByUser(reports);
+    const over = [...admitted.values()].filter((cost) => cost > 8);
+    expect(over.length).toBeGreaterThan(0);
   });
 
   it('catches the parallel-union mutant counting denied requests in a member', async () => {
-    const reports = await runComposite('parallel-union', 'm-');
+    const reports = await runComposite('parallel-union', 'm-', false);
     const admitted = admittedByUser(reports);
     let leaked = 0;
     for (let u = 0; u < USERS; u++) {

@@ -49,11 +49,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function oneKey(spec: Spec, store: WorkerSetup['store'], client: WorkerSetup['client'], batch?: boolean): WorkerSetup[] {
+function oneKey(spec: Spec | readonly Spec[], store: WorkerSetup['store'], client: WorkerSetup['client'], batch?: boolean): WorkerSetup[] {
   const key = `exact-${runs++}`;
   const requests = Array.from({ length: REQUESTS }, () => [key, 1] as const);
   const options = batch === undefined ? {} : { batch };
-  return Array.from({ length: WORKERS }, () => ({ port: server.port, client, store, prefix: 'rk:', members: [spec], skewMs: 0, requests, ...options }));
+  const members = Array.isArray(spec) ? spec : [spec];
+  return Array.from({ length: WORKERS }, () => ({ port: server.port, client, store, prefix: 'rk:', members, skewMs: 0, requests, ...options }));
 }
 
 describeRedis('8 processes × 2,000 concurrent requests on one key with a limit of 500', () => {
@@ -68,6 +69,18 @@ describeRedis('8 processes × 2,000 concurrent requests on one key with a limit 
         }
       });
     }
+  }
+
+  // A composite batches as one call of two policies per request: the token bucket (500) binds, and the
+  // fixed window (limit 700) must record exactly the 500 admitted, all or nothing.
+  for (const client of ['ioredis', 'node-redis'] as const) {
+    it(`admits exactly 500 through a composite of a token bucket and a fixed window, batched, through ${client}`, async () => {
+      const members: Spec[] = [SPECS[0] as Spec, { algorithm: 'fixed-window', limit: 700, windowMs: HUGE_WINDOW_MS }];
+      const reports = await pool.run(oneKey(members, 'redis', client));
+      expect(reports.flatMap((r) => r.failures)).toEqual([]);
+      expect(reports.map((r) => r.failed)).toEqual(Array(WORKERS).fill(0));
+      expect(totalAdmitted(reports)).toBe(LIMIT);
+    });
   }
 
   // Unbatched, the burst is 16,000 scripts queued in Redis: the long queue issue 7 was about.

@@ -48,6 +48,8 @@ for g = 1, G do
 end
 local out = {}
 local o, k = 0, 0
+-- Scratch for composite calls, reused by every call of the batch (entries 1..m are always written first).
+local raws, oks, rs, ws, es, ls, xs, shorts = {}, {}, {}, {}, {}, {}, {}, {}
 local last = #ARGV
 while at < last do
 ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local v = tonumber(ARGV[at])
@@ -82,7 +84,6 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
     end
   else
     local s, f, t = gstep[g], gfirst[g], gsecond[g]
-    local raws, oks, rs, ws, es, ls, xs = {}, {}, {}, {}, {}, {}, {}
     local all, broken = true, false
     for j = 1, m do
       local raw = redis.call('GET', KEYS[k + j])
@@ -98,7 +99,7 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
       if commit then
         for j = 1, m do redis.call('SET', KEYS[k + j], xs[j], 'PX', px(ls[j])) end
       end
-      local shorts, short = {}, true
+      local short = true
       for j = 1, m do
         shorts[j] = compact(rs[j], ws[j], es[j])
         short = short and shorts[j]

@@ -47,7 +47,9 @@ async function open(kind, port) {
 function makeStore(setup, client) {
   if (setup.store === 'get-then-set') return new GetThenSetStore(client, setup.prefix);
   if (setup.store === 'client-time') return clientTimeStore(RedisStore, client, setup.prefix);
-  if (setup.store === 'snapshot-batch') return new RedisStore({ client: snapshotBatchClient(client), prefix: setup.prefix });
+  if (setup.store === 'snapshot-batch') {
+    return new RedisStore({ client: snapshotBatchClient(client), prefix: setup.prefix, ...(setup.timeoutMs === undefined ? {} : { timeoutMs: setup.timeoutMs }) });
+  }
   if (setup.store === 'overspending-lease') return new RedisStore({ client: overspendingLeaseClient(client), prefix: setup.prefix });
   if (setup.store === 'forgetful-lease') return new RedisStore({ client: forgetfulLeaseClient(client), prefix: setup.prefix });
   // The store under test runs with its default options: timeoutMs 50, onFailure 'fallback'.
