@@ -94,6 +94,8 @@ export class Remote {
   #down = false;
   #probing = false;
   #nextProbeAt = 0;
+  #lastDeadline = 0;
+  #lastDeadlineText = '0';
 
   constructor(send: Send, timeoutMs: number, probeIntervalMs: number) {
     this.#send = send;
@@ -119,8 +121,9 @@ export class Remote {
     if (probe && (this.#probing || performance.now() < this.#nextProbeAt)) return Promise.resolve(outcome(UNAVAILABLE));
     if (probe) this.#probing = true;
     return new Promise<T>((resolve) => {
+      const issuedAt = performance.now();
       const call: Call = {
-        issuedAt: performance.now(),
+        issuedAt,
         probe,
         command,
         firstKey,
@@ -132,21 +135,20 @@ export class Remote {
         resolve: resolve as (value: unknown) => void,
         settled: false,
       };
-      this.#attempt(call);
+      this.#attempt(call, issuedAt);
     });
   }
 
-  /** attempt sends `call` (again), with a fresh deadline, at the back of the FIFO. */
-  #attempt(call: Call): void {
-    const sentAt = performance.now();
+  /** attempt sends `call` (again), with a fresh deadline, at the back of the FIFO; `sentAt` is now. */
+  #attempt(call: Call, sentAt: number): void {
     this.#dropDone();
     if (this.#head === this.#queue.length) this.#lastAnswer = this.#lastReply = sentAt;
-    const budget = this.#timeoutMs * 2 ** Math.min(call.expired, MAX_DOUBLINGS);
+    const budget = call.expired === 0 ? this.#timeoutMs : this.#timeoutMs * 2 ** Math.min(call.expired, MAX_DOUBLINGS);
     const deadline = call.deadlined ? this.#clock.deadline(sentAt, budget) : 0;
     const attempt: Attempt = { call, sentAt, safeAt: sentAt + budget, dated: deadline > 0 };
     call.current = attempt;
     this.#queue.push(attempt);
-    if (call.deadlined) call.command[call.command.length - 1] = String(deadline);
+    if (call.deadlined) call.command[call.command.length - 1] = this.#deadlineText(deadline);
     if (this.#timer === undefined) this.#arm(this.#down ? attempt.safeAt : this.#lastAnswer + this.#timeoutMs, sentAt);
     this.#sendSafely(call.command, call.firstKey).then(
       (reply) => this.#answered(attempt, reply),
@@ -158,9 +160,18 @@ export class Remote {
         call.command[0] = 'EVAL';
         call.command[1] = call.script.source;
         call.script = undefined;
-        this.#attempt(call);
+        this.#attempt(call, performance.now());
       },
     );
+  }
+
+  /** deadlineText is String(deadline), kept for the calls sent in the same millisecond. */
+  #deadlineText(deadline: number): string {
+    if (deadline !== this.#lastDeadline) {
+      this.#lastDeadline = deadline;
+      this.#lastDeadlineText = String(deadline);
+    }
+    return this.#lastDeadlineText;
   }
 
   #answered(attempt: Attempt, reply: unknown): void {
@@ -176,7 +187,7 @@ export class Remote {
     call.command = call.command.slice(); // the client may still hold the array it was given
     this.#down = false;
     if (call.probe) this.#probing = call.probe = false;
-    this.#attempt(call);
+    this.#attempt(call, now);
   }
 
   /** sendSafely turns a client that throws synchronously into a rejected promise. */

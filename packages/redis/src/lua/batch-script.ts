@@ -48,6 +48,17 @@ for g = 1, G do
 end
 local out = {}
 local o, k = 0, 0
+-- PX texts made in this batch, by milliseconds: calls of one policy often share a TTL.
+local PX_TEXT = {}
+local function px_text(ttl)
+  local ms = px_ms(ttl)
+  local text = PX_TEXT[ms]
+  if not text then
+    text = format('%d', ms)
+    PX_TEXT[ms] = text
+  end
+  return text
+end
 -- Scratch for composite calls, reused by every call of the batch (entries 1..m are always written first).
 local raws, oks, rs, ws, es, ls, xs, shorts = {}, {}, {}, {}, {}, {}, {}, {}
 local last = #ARGV
@@ -70,7 +81,7 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
       o = o + 1
       out[o] = 'RKCORRUPT'
     else
-      if ok and commit then redis.call('SET', KEYS[k], state, 'PX', px(ttl)) end
+      if ok and commit then redis.call('SET', KEYS[k], state, 'PX', px_text(ttl)) end
       local short = ok and compact(remaining, retry, reset)
       if short then
         o = o + 1
@@ -97,7 +108,7 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
       out[o] = 'RKCORRUPT'
     elseif all then
       if commit then
-        for j = 1, m do redis.call('SET', KEYS[k + j], xs[j], 'PX', px(ls[j])) end
+        for j = 1, m do redis.call('SET', KEYS[k + j], xs[j], 'PX', px_text(ls[j])) end
       end
       local short = true
       for j = 1, m do
