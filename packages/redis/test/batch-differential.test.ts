@@ -102,9 +102,10 @@ async function replayCompositesAtOnce(members: readonly Spec[], start: number, h
   const id = run++;
   const memory = new CompositeLimiter(members.map((spec, i) => makeLimiter(spec, memoryStore, clock, `c${id}-${i}`)));
   const redis = new CompositeLimiter(members.map((spec, i) => makeLimiter(spec, store, clock, `c${id}-${i}`)));
-  // Warm the batch and composite scripts, and the server-clock sample, outside the history.
+  // Warm the composite and batch scripts, and the server-clock sample, outside the history (see warm):
+  // the first call goes alone, the next two as one batch.
   await redis.consume('warm');
-  await Promise.all([redis.consume('warm'), redis.consume('warm')]);
+  await Promise.all([redis.consume('warm'), redis.consume('warm'), redis.peek('warm')]);
   const want: Answer[] = [];
   const got: Promise<Answer>[] = [];
   let now = start;
@@ -129,6 +130,27 @@ async function replayCompositesAtOnce(members: readonly Spec[], start: number, h
 }
 
 describeRedis('batched decisions equal one-by-one decisions', () => {
+  // A call carries its cost and group as one integer, (cost - 1)·G + g, which must stay below 2^53: a
+  // cost above 2^53 / maxBatchSize goes alone, after the queued calls, keeping its place in the order.
+  it('sends a cost too large for the batch layout alone, in order', async () => {
+    const store = stores.get('ioredis') as RedisStore;
+    const clock = new ManualClock(1_700_000_000_000);
+    const spec: Spec = { algorithm: 'fixed-window', limit: 999_999_999_999_999, windowMs: 60_000 };
+    // 20 policies in one turn: batched, a cost of 2^49 would need (2^49 - 1)·20 + g > 2^53.
+    const names = Array.from({ length: 20 }, () => `huge${run++}`);
+    const memoryStore = new MemoryStore();
+    const memory = names.map((name) => makeLimiter(spec, memoryStore, clock, name));
+    const redis = names.map((name) => makeLimiter(spec, store, clock, name));
+    await Promise.all([redis[0]?.consume('warm'), redis[1]?.consume('warm'), redis[2]?.consume('warm')]);
+    const calls = names.flatMap((_, i) => [
+      [i, 2 ** 49],
+      [i, 1],
+      [i, 2 ** 49],
+    ]) as [number, number][];
+    const got = await Promise.all(calls.map(([i, cost]) => redis[i]?.consume('k', cost)));
+    expect(got).toEqual(calls.map(([i, cost]) => memory[i]?.consume('k', cost)));
+  });
+
   for (const kind of CLIENT_KINDS) {
     it(`decides composite histories fired at once as memory's composite decides them in order, through ${kind}`, async () => {
       const before = (stores.get(kind) as RedisStore).batching.calls;
