@@ -35,14 +35,14 @@ export function decisionAt(reply: readonly unknown[], offset: number, policy: Po
 }
 
 /**
- * compactDecision reads an admission sent as one integer (see `compact` in lua/prelude.ts):
- * rest·128 + 2b + 1, where rest = resetAfterMs·2^b + remaining. Every step is exact in doubles.
+ * compactDecision reads an admission sent as one integer (see `compact` in lua/prelude.ts): rest·8 + t,
+ * where rest = resetAfterMs·2^b + remaining and t = 1, 3 or 5 for b = 20, 32 or 50. Divisions by powers
+ * of two and floor are exact here, and cheaper than % on doubles.
  */
 function compactDecision(value: number, policy: Policy): Decision {
-  // Divisions by powers of two and floor are exact here, and cheaper than % on doubles.
-  const rest = Math.floor(value / 128);
-  const low = value - rest * 128;
-  const span = low === 41 ? 1_048_576 : low === 65 ? 4_294_967_296 : 2 ** ((low - 1) / 2);
+  const rest = Math.floor(value / 8);
+  const tag = value - rest * 8;
+  const span = tag === 1 ? 1_048_576 : tag === 3 ? 4_294_967_296 : 1_125_899_906_842_624;
   const resetAfterMs = Math.floor(rest / span);
   return { allowed: true, limit: policy.limit, remaining: rest - resetAfterMs * span, retryAfterMs: 0, resetAfterMs, policy };
 }

@@ -2,7 +2,7 @@
  * The compact reply (lua/prelude.ts `compact`, read by decisions.ts): an admission's remaining and
  * resetAfterMs sent as one integer. For any whole figures, the Lua encoder either answers an integer
  * that decodes to exactly those figures, or declines (the four-value form) only when they cannot fit
- * in 46 bits together; it declines -0, fractions and a non-zero retryAfterMs. Run on a real
+ * in 50 bits together; it declines -0, fractions and a non-zero retryAfterMs. Run on a real
  * redis-server, so the Lua number-to-integer reply conversion is the one production sees.
  */
 import type { Policy } from '@ratekeeper/core';
@@ -40,9 +40,9 @@ function encode(remaining: number, retry: number, reset: number): Promise<unknow
   return redis.eval(SCRIPT, 0, '0', '1', text(remaining), text(retry), text(reset), FAR);
 }
 
-/** fits: the figures fit one of the splits (remaining in 20, 32 or 46 bits, reset above it, 46 bits in all). */
+/** fits: the figures fit one of the splits (remaining in 20, 32 or 50 bits, reset above it, 50 bits in all). */
 function fits(remaining: number, reset: number): boolean {
-  for (const bits of [20, 32, 46]) if (remaining < 2 ** bits) return reset * 2 ** bits + remaining < 2 ** 46;
+  for (const bits of [20, 32, 50]) if (remaining < 2 ** bits) return reset * 2 ** bits + remaining < 2 ** 50;
   return false;
 }
 
@@ -50,7 +50,7 @@ const figure = fc.oneof(
   fc.integer({ min: 0, max: 2 ** 20 }),
   fc.integer({ min: 0, max: 2 ** 34 }),
   fc.maxSafeNat(),
-  fc.constantFrom(0, 1, 2 ** 20 - 1, 2 ** 20, 2 ** 32 - 1, 2 ** 32, 2 ** 46 - 1, 2 ** 46),
+  fc.constantFrom(0, 1, 2 ** 18, 2 ** 20 - 1, 2 ** 20, 2 ** 30, 2 ** 32 - 1, 2 ** 32, 2 ** 50 - 1, 2 ** 50),
 );
 
 describeRedis('the compact reply', () => {

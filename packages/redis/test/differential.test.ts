@@ -98,8 +98,9 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
     });
   }
 
-  // The compact reply holds remaining and resetAfterMs in 46 bits together: the first two fit (22 + 11
-  // and 3 + 33 bits), the third (40 + 11 bits) goes out in four values.
+  // The compact reply holds remaining and resetAfterMs in 50 bits together: the first fits (remaining
+  // in 32 bits, a reset of 11), the other two (3 + 33 bits in the 20-bit split, 40 + 11 bits) go out
+  // in four values.
   it('gives identical decisions where the figures are wide, compact or too wide for the compact reply', async () => {
     const wide: Spec[] = [
       { algorithm: 'token-bucket', capacity: 3_000_000, refillPerSecond: 1 },

@@ -10,13 +10,13 @@
  * would make Redis print it with %.17g, which costs it several times more.
  *
  * `compact` is the short reply of an admission: one positive integer instead of the four values, when
- * retryAfterMs is 0 and remaining and resetAfterMs are whole, not -0, and fit together in 46 bits:
- * remaining takes the low b bits of rest = reset·2^b + remaining (b = 20, 32 or 46, the first that
- * holds it), rest < 2^46, and the reply is rest·128 + 2b + 1 (below 2^53, so exact as a double and
- * as a Redis integer; odd and positive, so never read as 'expired'). A bucket of a billion with a
- * reset of a few ms fits as well as a limit of 100 with a reset of a day. One integer instead of a
- * table saves Redis the table conversion (an eighth of a single decision's script time) and the
- * client an array; anything else goes out in four values.
+ * retryAfterMs is 0 and remaining and resetAfterMs are whole, not -0, and fit together in 50 bits:
+ * remaining takes the low b bits of rest = reset·2^b + remaining (b = 20, 32 or 50, the first that
+ * holds it), rest < 2^50, and the reply is rest·8 + t with t = 1, 3 or 5 naming b (below 2^53, so
+ * exact as a double and as a Redis integer; odd and positive, so never read as 'expired'). A limit of
+ * 100 with a reset of twelve days fits, and so does a billion-unit bucket or window with a reset of
+ * four minutes. One integer instead of a table saves Redis the table conversion (an eighth of a
+ * single decision's script time) and the client an array; anything else goes out in four values.
  */
 const HELPERS = `
 local floor, ceil, format, tonumber = math.floor, math.ceil, string.format, tonumber
@@ -48,12 +48,12 @@ local function compact(remaining, retry, reset)
     local rest
     if remaining < 1048576 then
       rest = reset * 1048576 + remaining
-      if rest < 70368744177664 then return rest * 128 + 41 end
+      if rest < 1125899906842624 then return rest * 8 + 1 end
     elseif remaining < 4294967296 then
       rest = reset * 4294967296 + remaining
-      if rest < 70368744177664 then return rest * 128 + 65 end
-    elseif reset == 0 and remaining < 70368744177664 then
-      return remaining * 128 + 93
+      if rest < 1125899906842624 then return rest * 8 + 3 end
+    elseif reset == 0 and remaining < 1125899906842624 then
+      return remaining * 8 + 5
     end
   end
   return nil

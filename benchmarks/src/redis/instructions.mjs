@@ -1,0 +1,104 @@
+// Section redis/instructions: the CPU each contender costs Redis per decision, counted in machine
+// instructions instead of timed, so that the figure does not move with the load of a shared machine.
+// redis-server runs under valgrind's callgrind (about 50 times slower, hence small counts); each
+// contender makes `--instructions-decisions` decisions with 50 in flight on one ioredis connection,
+// after a warm-up, and callgrind's counter is read (dumped and zeroed) around them. The count covers
+// all of Redis's own work (reading and parsing the commands, the scripts, the replies), not the
+// kernel's. On a Redis that has a core to itself, decisions/s is inversely proportional to it: the
+// "× naive" column is the throughput a dedicated Redis core would give relative to the naive bucket.
+// Needs valgrind (callgrind_control); the section says so and returns without it.
+// Flags: --instructions-decisions=N (default 1000), --instructions-in-flight=N (default 50).
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { flags, intFlag } from '../lib/args.mjs';
+import { fixed, formatTable } from '../lib/table.mjs';
+import { composite, single } from './_contenders.mjs';
+
+const FLOOR = 'naive EVALSHA token bucket (floor)';
+
+function hasValgrind() {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** counter dumps callgrind's counts (which zeroes them) and answers the instructions since the last dump. */
+function counter(pid, dir) {
+  return () => {
+    execFileSync('callgrind_control', ['--dump', String(pid)], { stdio: 'ignore' });
+    const parts = readdirSync(dir).filter((f) => /^cg\.\d+\.\d+$/.test(f));
+    const last = parts.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop();
+    return Number(/^summary: (\d+)/m.exec(readFileSync(join(dir, last), 'utf8'))?.[1]);
+  };
+}
+
+async function decideMany(decide, count, inFlight) {
+  let next = 0;
+  async function caller() {
+    while (next < count) {
+      const key = `k${next++ % 10_000}`;
+      if ((await decide(key)) !== true) throw new Error('a call was not admitted; the section would count the wrong path');
+    }
+  }
+  await Promise.all(Array.from({ length: inFlight }, caller));
+}
+
+async function evalshaCalls(client) {
+  const stats = await client.info('commandstats');
+  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}
+
+export async function run(args) {
+  if (!hasValgrind()) {
+    console.log('redis/instructions: valgrind is not installed; section skipped');
+    return;
+  }
+  const f = flags(args);
+  const decisions = intFlag(f, 'instructions-decisions', 1000);
+  const inFlight = intFlag(f, 'instructions-in-flight', 50);
+  const dir = mkdtempSync(join(tmpdir(), 'rk-callgrind-'));
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = spawn(
+    'valgrind',
+    ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  // Retries until the server under valgrind listens; commands wait for the connection.
+  const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 200, maxRetriesPerRequest: null });
+  client.on('error', () => {});
+  try {
+    await client.ping();
+    const read = counter(child.pid, dir);
+    const rows = [];
+    for (const [label, setup] of [...single(), ...composite()]) {
+      const decide = await setup(client);
+      await decideMany(decide, 200, inFlight);
+      await client.config('RESETSTAT');
+      read();
+      await decideMany(decide, decisions, inFlight);
+      const perDecision = read() / decisions;
+      rows.push({ label, perDecision, calls: (await evalshaCalls(client)) / decisions });
+    }
+    const floor = rows.find((r) => r.label === FLOOR)?.perDecision ?? Number.NaN;
+    console.log(`redis-server under callgrind, one ioredis connection, ${inFlight} in flight, ${decisions} decisions per contender`);
+    console.log(
+      formatTable(
+        ['contender', 'Redis instructions per decision', 'EVALSHA per decision', '× naive (dedicated Redis core)'],
+        rows.map((r) => [r.label, `${fixed(r.perDecision / 1000, 1)} k`, fixed(r.calls, 2), fixed(floor / r.perDecision, 2)]),
+      ),
+    );
+  } finally {
+    client.disconnect();
+    process.off('exit', kill);
+    kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
