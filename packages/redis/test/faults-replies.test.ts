@@ -89,6 +89,33 @@ describeRedis('error replies from Redis', () => {
       await redis.del(storageKey('rk:', 'fw-2-3600000', 'hash'));
     });
 
+    it('decides a key holding a hash by policy inside a batch, and the other calls of the batch by Redis', async () => {
+      const store = new RedisStore({ client: redis, onFailure: 'closed', timeoutMs: 1000 });
+      store.on('failure', (info) => failures.push(info));
+      const limiter = new FixedWindowLimiter({ limit: 2, windowMs: 3_600_000, store });
+      const composite = new CompositeLimiter([limiter, new SlidingWindowLimiter({ limit: 3, windowMs: 60_000, store })]);
+      const hash = storageKey('rk:', 'fw-2-3600000', 'batch-hash');
+      await redis.hset(hash, 'field', 'value');
+      const before = store.batching.calls;
+      // The first call goes alone; the other four go as one batch, the hash among them.
+      const [first, bad, good, badComposite, goodComposite] = await Promise.all([
+        limiter.consume('batch-first'),
+        limiter.consume('batch-hash'),
+        limiter.consume('batch-good'),
+        composite.consume('batch-hash'),
+        composite.consume('batch-good-pair'),
+      ]);
+      expect(store.batching.calls - before).toBe(4);
+      expect(bad).toMatchObject(FAILED.closed);
+      expect(badComposite).toMatchObject({ allowed: false, failure: 'closed' });
+      leaksNoText(bad);
+      for (const decision of [first, good, goodComposite]) expect(decision).toMatchObject({ allowed: true, remaining: 1 });
+      expect(goodComposite?.failure).toBeUndefined();
+      expect(failures.map((f) => f.reason)).toEqual(['reply', 'reply']);
+      expect(await redis.hget(hash, 'field')).toBe('value');
+      await redis.del(hash);
+    });
+
     it('decides a key holding a string it did not write by policy, and never overwrites it', async () => {
       const limiter = limiterOn('fallback');
       const key = storageKey('rk:', 'fw-2-3600000', 'abc');

@@ -16,7 +16,8 @@
  *            number, see `compact` in prelude.ts) when every member of the call admitted with
  *            compact figures, else four values per member: 2 (admitted) or 0 (denied), remaining,
  *            retryAfterMs, resetAfterMs; or the one string 'RKCORRUPT' when a key of the call holds
- *            foreign data, which fails that call only, never the batch. A flat array of integers
+ *            foreign data, a string ratekeeper did not write or another type (its GET goes through
+ *            redis.pcall, so WRONGTYPE too), which fails that call only, never the batch. A flat array of integers
  *            costs Redis far less to send than nested tables.
  * A group is all or nothing as composite-script.ts decides it: every member is evaluated first and
  * written only when all admit; members that admitted inside a denied call report what they hold (their
@@ -76,7 +77,9 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
   if m == 1 then
     k = k + 1
     local step = gstep[g][1]
-    local fine, ok, remaining, retry, reset, ttl, state = pcall(step, redis.call('GET', KEYS[k]), now, cost, gfirst[g][1], gsecond[g][1])
+    local raw = redis.pcall('GET', KEYS[k])
+    local fine, ok, remaining, retry, reset, ttl, state = false
+    if type(raw) ~= 'table' then fine, ok, remaining, retry, reset, ttl, state = pcall(step, raw, now, cost, gfirst[g][1], gsecond[g][1]) end
     if not fine then
       o = o + 1
       out[o] = 'RKCORRUPT'
@@ -97,7 +100,8 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
     local s, f, t = gstep[g], gfirst[g], gsecond[g]
     local all, broken = true, false
     for j = 1, m do
-      local raw = redis.call('GET', KEYS[k + j])
+      local raw = redis.pcall('GET', KEYS[k + j])
+      if type(raw) == 'table' then broken = true break end
       local fine, ok, r, w, e, l, x = pcall(s[j], raw, now, cost, f[j], t[j])
       if not fine then broken = true break end
       raws[j], oks[j], rs[j], ws[j], es[j], ls[j], xs[j] = raw, ok, r, w, e, l, x

@@ -17,8 +17,8 @@ function rewrite(source, from, to) {
 const snapshot = (source) =>
   [
     ['local out = {}', "local out = {}\nlocal snap = {}\nfor j = 1, #KEYS do snap[j] = redis.call('GET', KEYS[j]) end"],
-    ["pcall(step, redis.call('GET', KEYS[k])", 'pcall(step, snap[k]'],
-    ["local raw = redis.call('GET', KEYS[k + j])", 'local raw = snap[k + j]'],
+    ["local raw = redis.pcall('GET', KEYS[k])", 'local raw = snap[k]'],
+    ["local raw = redis.pcall('GET', KEYS[k + j])", 'local raw = snap[k + j]'],
   ].reduce((text, [from, to]) => rewrite(text, from, to), source);
 
 export function snapshotBatchClient(client) {
