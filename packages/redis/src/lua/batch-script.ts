@@ -51,8 +51,8 @@ local out = {}
 local o, k = 0, 0
 -- PX texts made in this batch, by milliseconds: calls of one policy often share a TTL.
 local PX_TEXT = {}
-local function px_text(ttl)
-  local ms = px_ms(ttl)
+local function px_cached(ttl)
+  local ms = px(ttl)
   local text = PX_TEXT[ms]
   if not text then
     text = format('%d', ms)
@@ -84,7 +84,7 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
       o = o + 1
       out[o] = 'RKCORRUPT'
     else
-      if ok and commit then redis.call('SET', KEYS[k], state, 'PX', px_text(ttl)) end
+      if ok and commit then redis.call('SET', KEYS[k], state, 'PX', px_cached(ttl)) end
       local short = ok and compact(remaining, retry, reset)
       if short then
         o = o + 1
@@ -112,7 +112,7 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
       out[o] = 'RKCORRUPT'
     elseif all then
       if commit then
-        for j = 1, m do redis.call('SET', KEYS[k + j], xs[j], 'PX', px_text(ls[j])) end
+        for j = 1, m do redis.call('SET', KEYS[k + j], xs[j], 'PX', px_cached(ls[j])) end
       end
       local short = true
       for j = 1, m do

@@ -38,7 +38,7 @@ function generate(algorithms: readonly AlgorithmName[], clientTime: boolean): Sc
       `local a${i}, r${i}, w${i}, e${i}, l${i}, x${i} = ${step.name}(redis.call('GET', KEYS[${i}]), now, cost, tonumber(ARGV[first + ${2 * i - 2}]), tonumber(ARGV[first + ${2 * i - 1}]))`,
   );
   const all = members.map(({ i }) => `a${i}`).join(' and ');
-  const write = members.map(({ i }) => `redis.call('SET', KEYS[${i}], x${i}, 'PX', px(l${i}))`).join('\n    ');
+  const write = members.map(({ i }) => `redis.call('SET', KEYS[${i}], x${i}, 'PX', px_text(l${i}))`).join('\n    ');
   const shorts = members.map(({ i }) => `compact(r${i}, w${i}, e${i})`).join(', ');
   const shortNames = members.map(({ i }) => `c${i}`).join(', ');
   const admitted = members.map(({ i }) => `1, num(r${i}), num(w${i}), num(e${i})`).join(',\n    ');

@@ -5,9 +5,9 @@
  */
 
 /**
- * `px` is a TTL as PX text: whole milliseconds, at least 1, capped by MAX_PX just below 10^14 ms
- * (about 3,170 years), written with %d (exact for every such integer). Passing the Lua number instead
- * would make Redis print it with %.17g, which costs it several times more.
+ * `px` is a TTL in whole milliseconds, at least 1, capped by MAX_PX just below 10^14 ms (about 3,170
+ * years); `px_text` is the same as PX text, written with %d (exact for every such integer): passing
+ * the Lua number to SET instead makes Redis print it with %.17g, which costs it several times more.
  *
  * `compact` is the short reply of an admission: one positive integer instead of the four values, when
  * retryAfterMs is 0 and remaining and resetAfterMs are whole, not -0, and fit together in 50 bits:
@@ -31,15 +31,15 @@ local function num(x)
   return format('%.17g', x)
 end
 
-local function px_ms(ttl)
+local function px(ttl)
   local ms = ceil(ttl)
   if not (ms >= 1) then ms = 1 end
   if ms > MAX_PX then ms = MAX_PX end
   return ms
 end
 
-local function px(ttl)
-  return format('%d', px_ms(ttl))
+local function px_text(ttl)
+  return format('%d', px(ttl))
 end
 
 local function compact(remaining, retry, reset)

@@ -40,7 +40,7 @@ export interface Script {
 const SINGLE_BODY = `
 local ok, remaining, retry, reset, ttl, state = STEP(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
 if ok then
-  if commit then redis.call('SET', KEYS[1], state, 'PX', px(ttl)) end
+  if commit then redis.call('SET', KEYS[1], state, 'PX', px_text(ttl)) end
   local short = compact(remaining, retry, reset)
   if short then return short end
   return { 1, num(remaining), num(retry), num(reset) }
@@ -57,7 +57,7 @@ return { 0, num(remaining), num(retry), num(reset) }
 const REFUND_BODY = `
 local changed, ttl, state = STEP_refund(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
 if not changed then return 1 end
-if ttl > 0 then redis.call('SET', KEYS[1], state, 'PX', px(ttl)) else redis.call('DEL', KEYS[1]) end
+if ttl > 0 then redis.call('SET', KEYS[1], state, 'PX', px_text(ttl)) else redis.call('DEL', KEYS[1]) end
 return 2
 `;
 
@@ -78,7 +78,7 @@ if banned then
 end
 local ok, remaining, retry, reset, ttl, state = STEP(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
 if ok then
-  if commit then redis.call('SET', KEYS[1], state, 'PX', px(ttl)) end
+  if commit then redis.call('SET', KEYS[1], state, 'PX', px_text(ttl)) end
   local short = compact(remaining, retry, reset)
   if short then return short end
   return { 1, num(remaining), num(retry), num(reset) }
