@@ -1,6 +1,16 @@
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export { type Decision, bannedDecision, neverSatisfiable } from './decision.js';
-export type { AlgorithmName, ConcurrencyPolicy, FixedWindowPolicy, Policy, SlidingLogPolicy, SlidingWindowPolicy, TokenBucketPolicy, WindowAlgorithm, WindowPolicy } from './policy.js';
+export type {
+  AlgorithmName,
+  ConcurrencyPolicy,
+  FixedWindowPolicy,
+  Policy,
+  SlidingLogPolicy,
+  SlidingWindowPolicy,
+  TokenBucketPolicy,
+  WindowAlgorithm,
+  WindowPolicy,
+} from './policy.js';
 export { type Algorithm, type Step, type StepOutput, step, stepOutput, toDecision } from './algorithm.js';
 export { tokenBucket } from './algorithms/token-bucket.js';
 export { slidingWindow } from './algorithms/sliding-window.js';

@@ -47,7 +47,9 @@ export function retryAfterSeconds(decision: Decision): number | undefined {
 
 /** policyField is the RateLimit-Policy value for a set of policies (constant per limiter: compute once). */
 export function policyField(policies: readonly Policy[]): string {
-  return policies.map((p) => (p.algorithm === 'concurrency' ? `"${p.name}";q=${p.limit};qu="concurrent-requests"` : `"${p.name}";q=${p.limit};w=${Math.max(1, seconds(p.windowMs))}`)).join(', ');
+  return policies
+    .map((p) => (p.algorithm === 'concurrency' ? `"${p.name}";q=${p.limit};qu="concurrent-requests"` : `"${p.name}";q=${p.limit};w=${Math.max(1, seconds(p.windowMs))}`))
+    .join(', ');
 }
 
 /** limitField is the RateLimit value for a decision: one item per member decision. */

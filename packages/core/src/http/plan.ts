@@ -189,7 +189,10 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
     if (bad !== undefined) throw new TypeError(`${owner}: ${plans === undefined ? 'limiter' : `plans.${plans.names[i]}`} ${bad}`);
   }
   if (after.countOutcome !== undefined || after.settle !== undefined) refuseLeaseAdjustments(owner, all, plans, after.settle !== undefined);
-  const refundless = after.countOutcome === undefined && after.settle === undefined ? -1 : all.findIndex((l) => typeof l.refund !== 'function' || (l as { refundable?: boolean }).refundable === false);
+  const refundless =
+    after.countOutcome === undefined && after.settle === undefined
+      ? -1
+      : all.findIndex((l) => typeof l.refund !== 'function' || (l as { refundable?: boolean }).refundable === false);
   if (refundless >= 0)
     throw new TypeError(`${owner}: countOutcome and settle need limiters with refund(); ${plans === undefined ? 'limiter' : `plans.${plans.names[refundless]}`} has none`);
   const allowList = o.allowList === undefined ? undefined : new IpList(o.allowList, owner, 'allowList');

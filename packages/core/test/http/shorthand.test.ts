@@ -112,7 +112,9 @@ describe('chooseLimiter refusals', () => {
     [true, 'true'],
     [{}, 'an object'],
   ])('refuses algorithm %o, naming it', (algorithm, shown) => {
-    expect(() => choose({ algorithm })).toThrowError(new TypeError(`rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'sliding-log' or 'concurrency', got ${shown}`));
+    expect(() => choose({ algorithm })).toThrowError(
+      new TypeError(`rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'sliding-log' or 'concurrency', got ${shown}`),
+    );
   });
 
   it.each(['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock'])(
