@@ -23,9 +23,9 @@ import type { FastifyRateLimitOptions, RateLimitHandler, RouteRateLimitOptions }
 
 export const OWNER = 'rateLimit';
 const EXTRA = ['handler', 'global'] as const;
-const LIMITER_OPTIONS = ['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'name', 'store', 'clock', 'plans', 'plan'] as const;
+const LIMITER_OPTIONS = ['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'retryAfterMs', 'name', 'store', 'clock', 'plans', 'plan'] as const;
 /** The registration's shorthand options a shorthand route starts from (all but the policy name). */
-const SHORTHAND_CARRIED = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'store', 'clock'] as const;
+const SHORTHAND_CARRIED = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'retryAfterMs', 'store', 'clock'] as const;
 
 export interface RouteLimit {
   readonly plan: RateLimitPlan<FastifyRequest>;
