@@ -13,7 +13,7 @@ import { allowedOf, closedDecision, decodeOne, fallbackDecision, openDecision } 
 import { Failure, type FailureInfo } from './failure.js';
 import { encodeKey, keyHead } from './keys.js';
 import { BATCHED } from './lua/batch-script.js';
-import { type Script, refundScript, singleScript } from './lua/scripts.js';
+import { type Script, type StepName, refundScript, singleScript } from './lua/scripts.js';
 import type { FailurePolicy } from './options.js';
 import type { Outcome, Remote } from './remote.js';
 
@@ -59,10 +59,12 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     this.params = scriptParams(policy);
     this.fallback = fallback;
     this.head = keyHead(backend.prefix, policy.name);
-    this.#script = singleScript(algorithm.name, backend.clientTime);
-    const index = BATCHED.indexOf(algorithm.name);
+    // RedisStore.bind sends only algorithms with a Lua step here (a concurrency limit has RedisLeases).
+    const step = algorithm.name as StepName;
+    this.#script = singleScript(step, backend.clientTime);
+    const index = BATCHED.indexOf(step);
     this.#code = index === -1 ? undefined : String(index + 1);
-    this.#refund = refundScript(algorithm.name, backend.clientTime);
+    this.#refund = refundScript(step, backend.clientTime);
   }
 
   /** keyOf is the Redis key of this policy's state for `key`. */

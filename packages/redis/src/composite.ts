@@ -14,7 +14,7 @@ import { type Backend, RedisBinding, asFailure, info } from './binding.js';
 import { closedDecision, decodeAll, fallbackDecision, openDecision } from './decisions.js';
 import { encodeKey } from './keys.js';
 import { MAX_MEMBERS, compositeScript } from './lua/composite-script.js';
-import type { Script } from './lua/scripts.js';
+import type { Script, StepName } from './lua/scripts.js';
 import type { FallbackStore } from './options.js';
 
 export interface Plan {
@@ -44,7 +44,7 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
   const policies = members.map((m) => m.policy);
   return {
     script: compositeScript(
-      policies.map((p) => p.algorithm),
+      policies.map((p) => p.algorithm as StepName), // RedisBinding members only: every one has a Lua step
       backend.clientTime,
     ),
     members,

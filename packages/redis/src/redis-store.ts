@@ -22,6 +22,11 @@
  * Lease mode (./leased.ts, LeasedLimiter) wraps a token bucket on this store so that each process
  * decides locally on units it took from the shared bucket; `leasing` counts its takes and returns.
  *
+ * A ConcurrencyLimiter's leases live in a sorted set per key, each lease expiring `leaseTtlMs`
+ * (default 30 s) after it was taken unless this process, still alive, renews it (every leaseTtlMs / 3):
+ * the leases of a crashed process expire by themselves (./lease-binding.ts). A composite with
+ * concurrency members takes its leases first and its rates after (./lease-composite.ts).
+ *
  * A policy name is a key namespace: limiters with the same name share their counts, in this process
  * and in every other one. Binding one name twice with different parameters throws (while a binding
  * with the first parameters is alive: see ./names.ts). A composite is checked when CompositeLimiter is
@@ -29,20 +34,25 @@
  * consume.
  */
 import { EventEmitter } from 'node:events';
-import type { Algorithm, Decision, Policy, StoreBinding, Store } from '@ratekeeper/core';
+import type { Algorithm, ConcurrencyPolicy, Decision, Policy, StoreBinding, Store } from '@ratekeeper/core';
 import { RedisBans } from './ban-binding.js';
 import { type Backend, RedisBinding, scriptParams } from './binding.js';
 import { type Plan, decideComposite, makePlan } from './composite.js';
 import type { FailureInfo } from './failure.js';
-import { STEPS } from './lua/scripts.js';
+import { STEPS, type StepName } from './lua/scripts.js';
 import { type FailurePolicy, type FallbackStore, type RedisStoreOptions, type TimeSource, resolveOptions } from './options.js';
 import { Batcher } from './batcher.js';
 import { DenyCache } from './deny-cache.js';
 import { fallbackPolicy } from './fallback-policy.js';
 import { leaseCounters } from './lease-calls.js';
 import { PolicyNames } from './names.js';
+import { RedisLeases } from './lease-binding.js';
+import { type LeasePlan, decideWithLeases, hasLeases, makeLeasePlan } from './lease-composite.js';
 import { Remote } from './remote.js';
 import { slotOf } from './slot.js';
+
+/** MAX_LEASES bounds a concurrency limit on Redis: each unit in flight is one member of a sorted set. */
+const MAX_LEASES = 100_000;
 
 export interface RedisStoreEvents {
   failure: [info: FailureInfo];
@@ -58,7 +68,9 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
   readonly #fallbackStore: FallbackStore;
   readonly #names = new PolicyNames();
   readonly #fallbackDivisor: number;
-  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan>();
+  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan | LeasePlan>();
+  /** How long a concurrency lease lives without renewal, in ms (see lease-binding.ts). */
+  readonly leaseTtlMs: number;
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -71,6 +83,7 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     const remote = new Remote(o.send, o.timeoutMs, o.probeIntervalMs);
     const clientTime = o.time === 'client';
     this.#fallbackDivisor = o.fallbackDivisor;
+    this.leaseTtlMs = o.leaseTtlMs;
     this.#backend = {
       remote,
       prefix: o.prefix,
@@ -82,7 +95,9 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     };
   }
 
-  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): RedisBinding<P> {
+  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): P extends ConcurrencyPolicy ? RedisLeases : RedisBinding<P>;
+  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): RedisBinding<P> | RedisLeases {
+    if (policy.algorithm === 'concurrency' && algorithm.name === 'concurrency') return this.#leases(algorithm, policy);
     if (!Object.hasOwn(STEPS, algorithm.name) || algorithm.name !== policy.algorithm) {
       throw new TypeError(`RedisStore: no script for algorithm ${JSON.stringify(algorithm.name)}`);
     }
@@ -95,15 +110,29 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     return binding;
   }
 
+  /** #leases binds a concurrency limit: its leases as a sorted set per key (lease-binding.ts). */
+  #leases<P extends Policy>(algorithm: Algorithm<P>, policy: ConcurrencyPolicy): RedisLeases {
+    if (policy.limit > MAX_LEASES) {
+      throw new TypeError(`RedisStore: a concurrency limit keeps one member per unit in flight; its limit must be at most ${MAX_LEASES}, got ${policy.limit}`);
+    }
+    const fallback = this.#fallbackStore.bind(algorithm, fallbackPolicy(policy, this.#fallbackDivisor) as unknown as P);
+    const binding = new RedisLeases(this.#backend, policy, fallback, this.leaseTtlMs);
+    if (!this.#names.claim(policy.name, `concurrency ${policy.limit} ${policy.retryAfterMs}`, binding)) {
+      throw new TypeError(`RedisStore: policy name "${policy.name}" is already bound with other parameters; give each limit its own name`);
+    }
+    return binding;
+  }
+
   /** banned puts a ban in front of one of this store's bindings, in the same script call (ban-binding.ts). */
   banned(binding: StoreBinding<'async'>, banMs: number): RedisBans {
+    if (binding instanceof RedisLeases) throw new TypeError('RedisStore: bans apply to rate limits, not to a concurrency limit');
     const inner = binding as RedisBinding;
-    return new RedisBans(inner, banMs, inner.policy.algorithm);
+    return new RedisBans(inner, banMs, inner.policy.algorithm as StepName);
   }
 
   /** prepareAll checks a composite once, when CompositeLimiter is built: members, names, at most 16. */
   prepareAll(bindings: readonly StoreBinding<'async'>[]): void {
-    if (!this.#plans.has(bindings)) this.#plans.set(bindings, makePlan(this.#backend, bindings));
+    if (!this.#plans.has(bindings)) this.#plans.set(bindings, this.#plan(bindings));
   }
 
   /** consumeAll never throws: bindings no CompositeLimiter checked that are refused reject instead. */
@@ -111,13 +140,18 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     let plan = this.#plans.get(bindings);
     if (plan === undefined) {
       try {
-        plan = makePlan(this.#backend, bindings);
+        plan = this.#plan(bindings);
       } catch (error) {
         return Promise.reject(error);
       }
       this.#plans.set(bindings, plan);
     }
+    if ('leases' in plan) return decideWithLeases(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
     return decideComposite(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
+  }
+
+  #plan(bindings: readonly StoreBinding<'async'>[]): Plan | LeasePlan {
+    return hasLeases(bindings) ? makeLeasePlan(this.#backend, bindings) : makePlan(this.#backend, bindings);
   }
 
   /**

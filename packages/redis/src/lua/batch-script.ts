@@ -13,11 +13,10 @@
  *            corrupt key fails its own call only, never the batch.
  * With server time, TIME is read once per batch: every call in it decides at the same instant.
  */
-import type { AlgorithmName } from '@ratekeeper/core';
-import { STEPS, type Script, script } from './scripts.js';
+import { STEPS, type Script, script, type StepName } from './scripts.js';
 
 /** BATCHED lists the algorithms the batch script decides; their 1-based index is their code. */
-export const BATCHED: readonly AlgorithmName[] = Object.keys(STEPS) as AlgorithmName[];
+export const BATCHED: readonly StepName[] = Object.keys(STEPS) as StepName[];
 
 /** The ARGV values per call. */
 export const stride = (clientTime: boolean): number => (clientTime ? 5 : 4);
