@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 async function serverNow(): Promise<number> {
-  const [seconds, micros] = (await admin.time()) as [string, string];
+  const [seconds, micros] = (await admin.time()) as unknown as [string, string];
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 

@@ -9,7 +9,7 @@ let sequence = 0;
 
 /** racyAcquire takes one lease on `redisKey` if fewer than `limit` are held, in three round trips. */
 export async function racyAcquire(client: Redis, redisKey: string, limit: number, ttlMs: number): Promise<boolean> {
-  const [seconds, micros] = (await client.time()) as [string, string];
+  const [seconds, micros] = (await client.time()) as unknown as [string, string];
   const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   await client.zremrangebyscore(redisKey, '-inf', now);
   const held = await client.zcard(redisKey);
