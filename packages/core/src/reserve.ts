@@ -17,7 +17,8 @@
  * A reservation is booked as state at a future instant; the memory store holds a key's clock at its
  * latest state (time going backwards counts as no time passing), so a plain `consume` on a key with a
  * booking ahead is decided as of that booking but not delayed: use `reserve` (or `wait` with
- * `maxWaitMs: 0`) for every request of a key that queues. Not for composites (a single policy each).
+ * `maxWaitMs: 0`) for every request of a key that queues. Not for composites (a single policy each),
+ * nor for a ConcurrencyLimiter (no instant at which a lease returns is known).
  */
 import type { Decision } from './decision.js';
 import type { Limiter } from './limiter.js';
@@ -138,6 +139,8 @@ export function wait(limiter: Limiter<Policy, 'sync'>, key: string, cost = 1, op
 function memoryBinding(owner: string, limiter: Limiter<Policy, 'sync'>): MemoryBinding {
   const binding = (limiter as { binding?: unknown } | null)?.binding;
   if (!(binding instanceof MemoryBinding)) throw new TypeError(`${owner}: limiter must be a single-policy limiter on a MemoryStore, got ${describeValue(limiter)}`);
+  // A lease comes back when a request ends, at no instant anyone knows: nothing can be booked for it.
+  if (binding.policy.algorithm === 'concurrency') throw new TypeError(`${owner}: a ConcurrencyLimiter cannot book a future instant (a lease returns when a request ends); use allow and release`);
   if (!booked.has(binding)) booked.set(binding, { at: new Map(), sweepAt: 1024 });
   return binding;
 }

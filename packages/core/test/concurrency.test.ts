@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Algorithm, ConcurrencyLimiter, type ConcurrencyPolicy, ManualClock, MemoryBinding, MemoryStore, concurrency } from '../src/index.js';
+import { type Algorithm, ConcurrencyLimiter, type ConcurrencyPolicy, ManualClock, MemoryBinding, MemoryStore, concurrency, reserve } from '../src/index.js';
 import { concurrencyPolicy } from '../src/policy.js';
 import { evictableConcurrency, negativeRelease, timeExpiringLeases } from './mutants/concurrency-defects.js';
 import { runTable } from './support/table.js';
@@ -57,6 +57,12 @@ describe('concurrency tables', () => {
     limiter.reset('a');
     expect(limiter.allow('a')).toBe(true);
     expect(limiter.allow('b')).toBe(false);
+  });
+
+  it('refuses reserve and wait: no instant at which a lease returns is known', () => {
+    expect(() => reserve(new ConcurrencyLimiter({ limit: 1 }), 'k')).toThrowError(
+      new TypeError('reserve: a ConcurrencyLimiter cannot book a future instant (a lease returns when a request ends); use allow and release'),
+    );
   });
 
   it('has a policy with no window and the limit as its quota', () => {
