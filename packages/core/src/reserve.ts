@@ -140,7 +140,8 @@ function memoryBinding(owner: string, limiter: Limiter<Policy, 'sync'>): MemoryB
   const binding = (limiter as { binding?: unknown } | null)?.binding;
   if (!(binding instanceof MemoryBinding)) throw new TypeError(`${owner}: limiter must be a single-policy limiter on a MemoryStore, got ${describeValue(limiter)}`);
   // A lease comes back when a request ends, at no instant anyone knows: nothing can be booked for it.
-  if (binding.policy.algorithm === 'concurrency') throw new TypeError(`${owner}: a ConcurrencyLimiter cannot book a future instant (a lease returns when a request ends); use allow and release`);
+  if (binding.policy.algorithm === 'concurrency')
+    throw new TypeError(`${owner}: a ConcurrencyLimiter cannot book a future instant (a lease returns when a request ends); use allow and release`);
   if (!booked.has(binding)) booked.set(binding, { at: new Map(), sweepAt: 1024 });
   return binding;
 }
