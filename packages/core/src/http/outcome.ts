@@ -83,7 +83,7 @@ export function claimer<Req>(owner: string, hooks: AfterHooks<Req>, charges: Wea
   const { countOutcome, settle } = hooks;
   if (countOutcome === undefined && settle === undefined && !releases) return undefined;
   const warn = (error: unknown) =>
-    process.emitWarning(`${owner}: releasing, countOutcome or settle failed after the response: ${String(error)}`, { type: 'RatekeeperWarning', code: 'RATEKEEPER_SETTLE_FAILED' });
+    process.emitWarning(`${owner}: countOutcome or settle failed after the response: ${String(error)}`, { type: 'RatekeeperWarning', code: 'RATEKEEPER_SETTLE_FAILED' });
   return function claim(req, decision) {
     const charge = charges.get(req as object);
     if (charge === undefined || !decision.allowed) return undefined;

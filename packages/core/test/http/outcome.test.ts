@@ -120,7 +120,7 @@ describe('after the response', () => {
   it('does not watch a denied request, and turns a failing hook into a warning', async () => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     expect(await run({ settle: () => Promise.reject(new Error('meter down')) }, (r) => r.finish())).toBe(9);
-    expect(warn).toHaveBeenCalledWith('rateLimit: releasing, countOutcome or settle failed after the response: Error: meter down', {
+    expect(warn).toHaveBeenCalledWith('rateLimit: countOutcome or settle failed after the response: Error: meter down', {
       type: 'RatekeeperWarning',
       code: 'RATEKEEPER_SETTLE_FAILED',
     });

@@ -46,7 +46,7 @@ function finishOnly(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
   return { ...plan, watch };
 }
 
-/** inFlight plays requests that end as `ends` says and returns the leases still held after each. */
+/** inFlight plays requests that end as `ends` says ('twice': the charge claimed again after the close) and returns the leases still held after each. */
 function inFlight(limiter: RateLimiter<'sync'>, ends: readonly ('finish' | 'abort' | 'closed' | 'twice')[], wrap = (p: RateLimitPlan<Req>) => p) {
   const plan = wrap(prepareRateLimit<Req>('rateLimit', { limiter, key: (r: Req) => r.id }));
   const held: number[] = [];
@@ -58,7 +58,7 @@ function inFlight(limiter: RateLimiter<'sync'>, ends: readonly ('finish' | 'abor
     plan.watch!(req, r.res, decision);
     if (end === 'finish' || end === 'twice') r.finish();
     if (end === 'abort') r.abort();
-    if (end === 'twice') plan.end!(req, decision, { status: 200, aborted: false, contentLength: undefined });
+    if (end === 'twice') expect(plan.claim!(req, decision), 'a second claim').toBeUndefined();
     const left = limiter.peek('a');
     held.push(left.limit - left.remaining - (left.allowed ? 1 : 0));
   }
@@ -66,7 +66,7 @@ function inFlight(limiter: RateLimiter<'sync'>, ends: readonly ('finish' | 'abor
 }
 
 describe('releasing leases after the response', () => {
-  it('releases once per admitted request: completed, aborted, already closed, or ended twice', () => {
+  it('releases once per admitted request: completed, aborted, already closed, or claimed again', () => {
     expect(inFlight(new ConcurrencyLimiter({ limit: 2 }), ['finish', 'abort', 'closed', 'twice', 'finish'])).toEqual([0, 0, 0, 0, 0]);
   });
 
@@ -87,7 +87,7 @@ describe('releasing leases after the response', () => {
     const r = response();
     plan.watch!(second, r.res, denied);
     r.finish();
-    plan.end!(second, denied, { status: 429, aborted: false, contentLength: undefined });
+    expect(plan.claim!(second, denied)).toBeUndefined();
     expect(limiter.peek('a').allowed).toBe(false);
     open.abort();
     expect(limiter.peek('a').allowed).toBe(true);
@@ -134,7 +134,7 @@ describe('releasing leases after the response', () => {
 
   it('keeps no watch for limiters without release', () => {
     const plan = prepareRateLimit<Req>('rateLimit', { limiter: new FixedWindowLimiter({ limit: 1, windowMs: 1000 }) });
-    expect([plan.watch, plan.end]).toEqual([undefined, undefined]);
+    expect([plan.watch, plan.claim]).toEqual([undefined, undefined]);
   });
 
   it('refuses settle on a limiter holding leases, and countOutcome on one holding only leases', () => {
@@ -169,5 +169,22 @@ describe('headers and shorthand', () => {
     );
     const plan = prepareRateLimit<Req>('rateLimit', { algorithm: 'concurrency', limit: 2 });
     expect(typeof plan.watch).toBe('function');
+  });
+});
+
+describe('releasing through claim (Web responses)', () => {
+  it("releases once when the claim's Settle is called, however often, and a second claim gets nothing", async () => {
+    const limiter = new ConcurrencyLimiter({ limit: 1 });
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: (r: Req) => r.id });
+    const req = { id: 'a' };
+    const decision = plan.decide(req, undefined) as Decision;
+    const settle = plan.claim!(req, decision)!;
+    expect(plan.claim!(req, decision)).toBeUndefined();
+    expect(limiter.peek('a').allowed).toBe(false);
+    settle({ status: 200, aborted: true, contentLength: undefined });
+    expect(limiter.peek('a').allowed).toBe(true);
+    expect(limiter.allow('a')).toBe(true);
+    settle({ status: 200, aborted: true, contentLength: undefined });
+    expect(limiter.peek('a').allowed, 'a second Settle released the next request').toBe(false);
   });
 });
