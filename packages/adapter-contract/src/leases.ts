@@ -12,9 +12,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { ConcurrencyLimiter } from '@ratekeeper/core';
+import { ConcurrencyLimiter, type Decision, type RateLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
 import type { Driver } from './driver.js';
+import { gated } from './support.js';
 
 /**
  * closeOnFinish makes `res.once('close', …)` listen to 'finish' instead until the returned function
@@ -29,15 +30,15 @@ export function closeOnFinish(res: ServerResponse): () => void {
 }
 
 /** serveLeases serves the app with a one-lease limit under one key; per request, promises for its arrival and its response's close. */
-async function serveLeases<F>(driver: Driver<F>, factory?: F) {
-  const limiter = new ConcurrencyLimiter({ limit: 1, name: 'inflight' });
+async function serveLeases<F>(driver: Driver<F>, factory?: F, limiter: RateLimiter = new ConcurrencyLimiter({ limit: 1, name: 'inflight' })) {
+  const counted = limiter as ConcurrencyLimiter;
   const closed: Promise<unknown>[] = [];
   let arrived: () => void = () => {};
   const before = (_req: IncomingMessage, res: ServerResponse) => void (closed.push(once(res, 'close')), arrived());
   const served = driver.serve({ limiter, key: () => 'k' }, factory === undefined ? { before } : { before, factory });
   if (!served.server.listening) await once(served.server, 'listening');
   const port = (served.server.address() as AddressInfo).port;
-  const inFlight = () => (limiter.peek('k').allowed ? 0 : 1);
+  const inFlight = () => ((counted.peek('k') as Decision).allowed ? 0 : 1);
   /** send starts a request that the test will abort; it resolves once the server has it. */
   const send = async (path: string) => {
     const came = new Promise<void>((done) => (arrived = done));
@@ -115,6 +116,21 @@ export function leasesSuite<F>(drivers: readonly Driver<F>[], mutant: { forgetsA
         await Promise.all(closed);
         expect(inFlight()).toBe(0);
         await http.get('/').expect(200);
+      });
+
+      it('releases the lease of a request whose client went away while the store was deciding', async () => {
+        const inner = new ConcurrencyLimiter({ limit: 1, name: 'inflight' });
+        const { limiter, waiting } = gated(inner);
+        const releasing: RateLimiter<'async'> = { ...limiter, release: async (key, cost) => inner.release(key, cost) };
+        const { closed, send, errors } = await serveLeases(driver, undefined, releasing);
+        const client = await send('/');
+        while (waiting.length === 0) await new Promise(setImmediate);
+        client.destroy();
+        await Promise.all(closed);
+        waiting.shift()!(); // the lease is taken now, for a response already closed
+        for (let i = 0; i < 5; i++) await new Promise(setImmediate);
+        expect(inner.peek('k').allowed, 'the lease is released').toBe(true);
+        expect(errors).toEqual([]);
       });
 
       it('the check catches an adapter that releases on finish only, forgetting aborted requests (mutant)', async () => {

@@ -46,6 +46,15 @@ function finishOnly(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
   return { ...plan, watch };
 }
 
+/** ignoresClosed is the mutant watch that never reads `closed`: a response closed before the decision arrived waits forever for its 'close'. */
+function ignoresClosed(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
+  const watch: RateLimitPlan<Req>['watch'] = (req, res, decision) => {
+    const blind = { once: res.once.bind(res), statusCode: res.statusCode, writableFinished: res.writableFinished, getHeader: res.getHeader.bind(res) };
+    plan.watch?.(req, blind as NodeResponse, decision);
+  };
+  return { ...plan, watch };
+}
+
 /** inFlight plays requests that end as `ends` says ('twice': the charge claimed again after the close) and returns the leases still held after each. */
 function inFlight(limiter: RateLimiter<'sync'>, ends: readonly ('finish' | 'abort' | 'closed' | 'twice')[], wrap = (p: RateLimitPlan<Req>) => p) {
   const plan = wrap(prepareRateLimit<Req>('rateLimit', { limiter, key: (r: Req) => r.id }));
@@ -72,6 +81,10 @@ describe('releasing leases after the response', () => {
 
   it('the check catches a watch that releases on finish only (mutant)', () => {
     expect(inFlight(new ConcurrencyLimiter({ limit: 2 }), ['finish', 'abort', 'finish', 'abort'], finishOnly)).toEqual([0, 1, 1, 2]);
+  });
+
+  it('the check catches a watch that waits for the close of a response already closed (mutant)', () => {
+    expect(inFlight(new ConcurrencyLimiter({ limit: 2 }), ['finish', 'closed', 'closed'], ignoresClosed)).toEqual([0, 1, 2]);
   });
 
   it('never releases for a denied request: the leases of the requests in flight stay held', () => {
