@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Algorithm, ConcurrencyLimiter, type ConcurrencyPolicy, ManualClock, MemoryBinding, MemoryStore, concurrency, reserve } from '../src/index.js';
+import { type Algorithm, BanLimiter, ConcurrencyLimiter, type ConcurrencyPolicy, ManualClock, MemoryBinding, MemoryStore, concurrency, reserve } from '../src/index.js';
 import { concurrencyPolicy } from '../src/policy.js';
 import { evictableConcurrency, negativeRelease, timeExpiringLeases } from './mutants/concurrency-defects.js';
 import { runTable } from './support/table.js';
@@ -62,6 +62,12 @@ describe('concurrency tables', () => {
   it('refuses reserve and wait: no instant at which a lease returns is known', () => {
     expect(() => reserve(new ConcurrencyLimiter({ limit: 1 }), 'k')).toThrowError(
       new TypeError('reserve: a ConcurrencyLimiter cannot book a future instant (a lease returns when a request ends); use allow and release'),
+    );
+  });
+
+  it('refuses a ban in front of a concurrency limit (its release would be hidden)', () => {
+    expect(() => new BanLimiter({ limiter: new ConcurrencyLimiter({ limit: 1 }), banMs: 1000 })).toThrowError(
+      new TypeError('BanLimiter: bans apply to rate limits, not to a ConcurrencyLimiter'),
     );
   });
 
