@@ -59,7 +59,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     this.params = scriptParams(policy);
     this.fallback = fallback;
     this.head = keyHead(backend.prefix, policy.name);
-    // RedisStore.bind sends only algorithms with a Lua step here (a concurrency limit has RedisLeases).
+    // RedisStore.bind sends only algorithms with a Lua step here (a concurrency limit has RedisConcurrency).
     const step = algorithm.name as StepName;
     this.#script = singleScript(step, backend.clientTime);
     const index = BATCHED.indexOf(step);

@@ -24,8 +24,8 @@
  *
  * A ConcurrencyLimiter's leases live in a sorted set per key, each lease expiring `leaseTtlMs`
  * (default 30 s) after it was taken unless this process, still alive, renews it (every leaseTtlMs / 3):
- * the leases of a crashed process expire by themselves (./lease-binding.ts). A composite with
- * concurrency members takes its leases first and its rates after (./lease-composite.ts).
+ * the leases of a crashed process expire by themselves (./concurrency-binding.ts). A composite with
+ * concurrency members takes its leases first and its rates after (./concurrency-composite.ts).
  *
  * A policy name is a key namespace: limiters with the same name share their counts, in this process
  * and in every other one. Binding one name twice with different parameters throws (while a binding
@@ -46,8 +46,8 @@ import { DenyCache } from './deny-cache.js';
 import { fallbackPolicy } from './fallback-policy.js';
 import { leaseCounters } from './lease-calls.js';
 import { PolicyNames } from './names.js';
-import { RedisLeases } from './lease-binding.js';
-import { type LeasePlan, decideWithLeases, hasLeases, makeLeasePlan } from './lease-composite.js';
+import { RedisConcurrency } from './concurrency-binding.js';
+import { type ConcurrencyPlan, decideWithConcurrency, hasConcurrency, makeConcurrencyPlan } from './concurrency-composite.js';
 import { Remote } from './remote.js';
 import { slotOf } from './slot.js';
 
@@ -68,8 +68,8 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
   readonly #fallbackStore: FallbackStore;
   readonly #names = new PolicyNames();
   readonly #fallbackDivisor: number;
-  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan | LeasePlan>();
-  /** How long a concurrency lease lives without renewal, in ms (see lease-binding.ts). */
+  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan | ConcurrencyPlan>();
+  /** How long a concurrency lease lives without renewal, in ms (see concurrency-binding.ts). */
   readonly leaseTtlMs: number;
 
   constructor(options: RedisStoreOptions) {
@@ -95,8 +95,8 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     };
   }
 
-  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): P extends ConcurrencyPolicy ? RedisLeases : RedisBinding<P>;
-  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): RedisBinding<P> | RedisLeases {
+  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): P extends ConcurrencyPolicy ? RedisConcurrency : RedisBinding<P>;
+  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): RedisBinding<P> | RedisConcurrency {
     if (policy.algorithm === 'concurrency' && algorithm.name === 'concurrency') return this.#leases(algorithm, policy);
     if (!Object.hasOwn(STEPS, algorithm.name) || algorithm.name !== policy.algorithm) {
       throw new TypeError(`RedisStore: no script for algorithm ${JSON.stringify(algorithm.name)}`);
@@ -110,13 +110,13 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     return binding;
   }
 
-  /** #leases binds a concurrency limit: its leases as a sorted set per key (lease-binding.ts). */
-  #leases<P extends Policy>(algorithm: Algorithm<P>, policy: ConcurrencyPolicy): RedisLeases {
+  /** #leases binds a concurrency limit: its leases as a sorted set per key (concurrency-binding.ts). */
+  #leases<P extends Policy>(algorithm: Algorithm<P>, policy: ConcurrencyPolicy): RedisConcurrency {
     if (policy.limit > MAX_LEASES) {
       throw new TypeError(`RedisStore: a concurrency limit keeps one member per unit in flight; its limit must be at most ${MAX_LEASES}, got ${policy.limit}`);
     }
     const fallback = this.#fallbackStore.bind(algorithm, fallbackPolicy(policy, this.#fallbackDivisor) as unknown as P);
-    const binding = new RedisLeases(this.#backend, policy, fallback, this.leaseTtlMs);
+    const binding = new RedisConcurrency(this.#backend, policy, fallback, this.leaseTtlMs);
     if (!this.#names.claim(policy.name, `concurrency ${policy.limit} ${policy.retryAfterMs}`, binding)) {
       throw new TypeError(`RedisStore: policy name "${policy.name}" is already bound with other parameters; give each limit its own name`);
     }
@@ -125,7 +125,7 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
 
   /** banned puts a ban in front of one of this store's bindings, in the same script call (ban-binding.ts). */
   banned(binding: StoreBinding<'async'>, banMs: number): RedisBans {
-    if (binding instanceof RedisLeases) throw new TypeError('RedisStore: bans apply to rate limits, not to a concurrency limit');
+    if (binding instanceof RedisConcurrency) throw new TypeError('RedisStore: bans apply to rate limits, not to a concurrency limit');
     const inner = binding as RedisBinding;
     return new RedisBans(inner, banMs, inner.policy.algorithm as StepName);
   }
@@ -146,12 +146,12 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
       }
       this.#plans.set(bindings, plan);
     }
-    if ('leases' in plan) return decideWithLeases(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
+    if ('leases' in plan) return decideWithConcurrency(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
     return decideComposite(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
   }
 
-  #plan(bindings: readonly StoreBinding<'async'>[]): Plan | LeasePlan {
-    return hasLeases(bindings) ? makeLeasePlan(this.#backend, bindings) : makePlan(this.#backend, bindings);
+  #plan(bindings: readonly StoreBinding<'async'>[]): Plan | ConcurrencyPlan {
+    return hasConcurrency(bindings) ? makeConcurrencyPlan(this.#backend, bindings) : makePlan(this.#backend, bindings);
   }
 
   /**

@@ -112,7 +112,7 @@ export const STEPS = {
   'sliding-log': { name: 'sl', source: SLIDING_LOG_LUA },
 } as const;
 
-/** StepName is an algorithm with a Lua step: every one but the concurrency limit, whose leases have their own scripts (./leases.ts). */
+/** StepName is an algorithm with a Lua step: every one but the concurrency limit, whose leases have their own scripts (./concurrency.ts). */
 export type StepName = keyof typeof STEPS;
 
 /** singleScript is the script deciding one policy of `algorithm`. */

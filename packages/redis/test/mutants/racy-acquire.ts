@@ -1,7 +1,7 @@
 /**
  * MUTANT. A lease acquire done from the client in separate commands (drop expired, count, then add):
  * between a count and its add, other processes count the same free places, so concurrent acquires
- * over-admit. test/leases.test.ts's exactness check must catch it.
+ * over-admit. test/concurrency.test.ts's exactness check must catch it.
  */
 import type { Redis } from 'ioredis';
 

@@ -1,7 +1,7 @@
 /**
  * MUTANT. A RedisStore whose concurrency release removes any `cost` leases of the key (ZPOPMIN), not
  * this process's own by id: releasing an admission that took no lease in Redis (an 'open' failure
- * decision, or another process's) frees a lease still in use. faults-leases.test.ts must catch it.
+ * decision, or another process's) frees a lease still in use. faults-concurrency.test.ts must catch it.
  */
 import type { Redis } from 'ioredis';
 import type { RedisStoreOptions } from '../../src/index.js';

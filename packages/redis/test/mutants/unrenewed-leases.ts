@@ -1,7 +1,7 @@
 /**
  * MUTANT. A RedisStore whose concurrency leases are never renewed: a request that runs longer than
  * leaseTtlMs loses its lease, and another request is admitted in its place while it still runs. The
- * renewal test in test/leases.test.ts must catch it.
+ * renewal test in test/concurrency.test.ts must catch it.
  */
 import type { RedisStoreOptions } from '../../src/index.js';
 import { RedisStore } from '../../src/index.js';

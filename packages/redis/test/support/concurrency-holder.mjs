@@ -1,6 +1,6 @@
 /**
  * A process that takes concurrency leases and then does nothing until it is killed: the crashed
- * process of test/leases.test.ts. argv: port, key, limit, leaseTtlMs, and the mode: 'renewing' (the
+ * process of test/concurrency.test.ts. argv: port, key, limit, leaseTtlMs, and the mode: 'renewing' (the
  * real store) or 'forever' (the mutant: lease members written with no expiry).
  * It takes `limit` leases on the built @ratekeeper/redis, prints the lease members' expiry as
  * `held <n>`, and stays alive (its renewal timer is unref'd, so a plain interval keeps it up). Plain

@@ -1,6 +1,6 @@
 /**
  * Composites with concurrency members on Redis: the leases are asked first (each an atomic ACQUIRE,
- * lua/leases.ts), the rate members after, together in their one composite script (./composite.ts).
+ * lua/concurrency.ts), the rate members after, together in their one composite script (./composite.ts).
  * All or nothing in effect: a request denied a lease spends no rate (the rates are then only peeked,
  * for the decision's parts), and a request the rates deny keeps no lease (the ones it took a moment
  * before are released at once, by id). In that moment the lease is held: a concurrent request may be
@@ -11,27 +11,27 @@
 import type { Decision, StoreBinding } from '@ratekeeper/core';
 import type { Backend } from './binding.js';
 import { type Plan, decideComposite, makePlan } from './composite.js';
-import { RedisLeases } from './lease-binding.js';
+import { RedisConcurrency } from './concurrency-binding.js';
 import type { FallbackStore } from './options.js';
 
-export interface LeasePlan {
-  readonly leases: readonly { readonly index: number; readonly binding: RedisLeases }[];
+export interface ConcurrencyPlan {
+  readonly leases: readonly { readonly index: number; readonly binding: RedisConcurrency }[];
   readonly rates: Plan | undefined;
   readonly rateIndexes: readonly number[];
   readonly size: number;
 }
 
-/** hasLeases tells whether a composite's bindings include a concurrency member. */
-export function hasLeases(bindings: readonly StoreBinding<'async'>[]): boolean {
-  return bindings.some((b) => b instanceof RedisLeases);
+/** hasConcurrency tells whether a composite's bindings include a concurrency member. */
+export function hasConcurrency(bindings: readonly StoreBinding<'async'>[]): boolean {
+  return bindings.some((b) => b instanceof RedisConcurrency);
 }
 
-export function makeLeasePlan(backend: Backend, bindings: readonly StoreBinding<'async'>[]): LeasePlan {
-  const leases: { index: number; binding: RedisLeases }[] = [];
+export function makeConcurrencyPlan(backend: Backend, bindings: readonly StoreBinding<'async'>[]): ConcurrencyPlan {
+  const leases: { index: number; binding: RedisConcurrency }[] = [];
   const rates: StoreBinding<'async'>[] = [];
   const rateIndexes: number[] = [];
   for (const [index, binding] of bindings.entries()) {
-    if (binding instanceof RedisLeases) {
+    if (binding instanceof RedisConcurrency) {
       if (binding.backend !== backend) throw new TypeError(`RedisStore: composite member ${index} is not bound to this RedisStore`);
       leases.push({ index, binding });
     } else {
@@ -42,18 +42,18 @@ export function makeLeasePlan(backend: Backend, bindings: readonly StoreBinding<
   return { leases, rates: rates.length === 0 ? undefined : makePlan(backend, rates), rateIndexes, size: bindings.length };
 }
 
-/** decideWithLeases decides a composite with concurrency members (see the contract above). */
-export async function decideWithLeases(
+/** decideWithConcurrency decides a composite with concurrency members (see the contract above). */
+export async function decideWithConcurrency(
   backend: Backend,
   fallbackStore: FallbackStore,
-  plan: LeasePlan,
+  plan: ConcurrencyPlan,
   key: string,
   now: number,
   cost: number,
   commit: boolean,
 ): Promise<readonly Decision[]> {
   const parts = new Array<Decision>(plan.size);
-  const taken: RedisLeases[] = [];
+  const taken: RedisConcurrency[] = [];
   let leased = true;
   for (const { index, binding } of plan.leases) {
     const d = await (leased && commit ? binding.consume(key, now, cost) : binding.peek(key, now, cost));

@@ -1,6 +1,6 @@
 /**
- * RedisLeases: a concurrency limit's binding on a RedisStore (core's ConcurrencyLimiter). The leases
- * live in Redis as one sorted set per key (lua/leases.ts), shared by every process, each member a
+ * RedisConcurrency: a concurrency limit's binding on a RedisStore (core's ConcurrencyLimiter). The leases
+ * live in Redis as one sorted set per key (lua/concurrency.ts), shared by every process, each member a
  * unit in flight scored by its expiry; this binding remembers which members it took, per key, so that
  * `refund` (core's `release`) removes this process's own leases by id, never another's.
  *
@@ -24,14 +24,14 @@ import { type Backend, asFailure, info } from './binding.js';
 import { closedDecision, decodeOne, fallbackDecision, openDecision } from './decisions.js';
 import { Failure } from './failure.js';
 import { encodeKey, keyHead } from './keys.js';
-import { ACQUIRE, RENEW } from './lua/leases.js';
+import { ACQUIRE, RENEW } from './lua/concurrency.js';
 
 /** A unit held: a member of the Redis set, or one taken by the failure policy ('open' or on the fallback). */
 type Unit = string | typeof OPEN | typeof FALLBACK;
 const OPEN = 0;
 const FALLBACK = 1;
 
-export class RedisLeases implements StoreBinding<'async'> {
+export class RedisConcurrency implements StoreBinding<'async'> {
   readonly backend: Backend;
   readonly policy: ConcurrencyPolicy;
   readonly fallback: StoreBinding<'sync'>;

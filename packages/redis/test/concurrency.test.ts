@@ -20,7 +20,7 @@ import { closeAll, ioredis } from './support/clients.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
 
-const HOLDER = fileURLToPath(new URL('./support/lease-holder.mjs', import.meta.url));
+const HOLDER = fileURLToPath(new URL('./support/concurrency-holder.mjs', import.meta.url));
 const TTL_MS = 300;
 let server: RedisServer;
 let admin: Redis;
