@@ -15,7 +15,7 @@
 //     compares `current` with `max`. Its LRU `cache` option is raised to the key count (default 5000);
 //   - rate-limiter-flexible: `new RateLimiterMemory({ points, duration })` and `consume(key)`, a
 //     promise that rejects when the key is limited.
-import { CompositeLimiter, FixedWindowLimiter, MemoryStore, SlidingLogLimiter, SlidingWindowLimiter, systemClock, TokenBucketLimiter } from '@ratekeeper/core';
+import { CompositeLimiter, ConcurrencyLimiter, FixedWindowLimiter, MemoryStore, SlidingLogLimiter, SlidingWindowLimiter, systemClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { MemoryStore as ErlMemoryStore } from 'express-rate-limit';
 import FastifyLocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
@@ -65,6 +65,13 @@ export const contenders = {
       const ticking = { now: () => clock.now() + ++ticks };
       return new SlidingLogLimiter({ limit: LOG_LIMIT, windowMs: LOG_LIMIT, clock: ticking, store: new MemoryStore({ maxKeys }) });
     },
+    size: (c) => c.binding.size,
+  },
+  // A concurrency limit's unit of work is a lease taken and given back (one request's whole cost), so
+  // its row times allow + release; its limit is never reached, since every lease returns at once.
+  concurrency: {
+    label: 'ratekeeper ConcurrencyLimiter (lease + release)',
+    create: ({ maxKeys, clock = systemClock }) => new ConcurrencyLimiter({ limit: LIMIT, clock, store: new MemoryStore({ maxKeys }) }),
     size: (c) => c.binding.size,
   },
   composite: {
@@ -139,6 +146,7 @@ export const operations = [
   { id: 'fixedWindow.consume', contender: 'fixedWindow', op: 'consume', kind: 'sync', call: 'c.consume(k).allowed', expect: 'allowed' },
   { id: 'slidingLog.allow', contender: 'slidingLog', op: 'allow', kind: 'sync', call: 'c.allow(k)', expect: 'allowed' },
   { id: 'slidingLog.consume', contender: 'slidingLog', op: 'consume', kind: 'sync', call: 'c.consume(k).allowed', expect: 'allowed' },
+  { id: 'concurrency.lease', contender: 'concurrency', op: 'allow + release', kind: 'sync', call: 'c.allow(k) && (c.release(k), true)', expect: 'allowed' },
   { id: 'composite.allow', contender: 'composite', op: 'allow', kind: 'sync', call: 'c.allow(k)', expect: 'allowed' },
   { id: 'composite.consume', contender: 'composite', op: 'consume', kind: 'sync', call: 'c.consume(k).allowed', expect: 'allowed' },
   {

@@ -48,7 +48,9 @@ export interface Setup<F> {
 
 /**
  * Served is a listening app: rateLimit, then a GET / that answers 'ok' and counts its runs; with
- * `?status=N` it answers that status, with `?bytes=N` a body of N bytes (with its Content-Length).
+ * `?status=N` it answers that status, with `?bytes=N` a body of N bytes (with its Content-Length),
+ * with `?throw=1` it throws, for the framework's error path to answer 500; with `?hold=1` it never
+ * answers (a long request, until the client goes away).
  */
 export interface Served extends Listening {
   /** Every error that reached the framework's error path, in order. */

@@ -13,6 +13,7 @@ export { withoutEscapes } from './escapes.js';
 export { type Published, exportsSuite } from './exports.js';
 export { type FaultMutants, type Mutant, SECRET, closedFailureIs503, faultsSuite, nothingAfterHeadersSent, secretNeverLeaks } from './faults.js';
 export { type Resolves, ipSuite } from './ip.js';
+export { abortedLeasesReturn, closeOnFinish, leasesSuite } from './leases.js';
 export { listsSuite } from './lists.js';
 export { optionsSuite } from './options.js';
 export { outcomeSuite } from './outcome.js';

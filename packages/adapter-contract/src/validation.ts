@@ -19,7 +19,11 @@ export function validationSuite(rateLimit: (options?: never) => unknown): void {
     [{ capacity: Number.NaN }, RangeError, /^TokenBucketLimiter: capacity must be .+, got NaN$/],
     [{ refillPerSecond: -1 }, RangeError, /^TokenBucketLimiter: refillPerSecond must be .+, got -1$/],
     [{ capacity: '10' }, TypeError, /^TokenBucketLimiter: capacity must be .+, got "10"$/],
-    [{ algorithm: 'leaky-bucket' }, TypeError, "rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'sliding-log' or 'gcra', got \"leaky-bucket\""],
+    [
+      { algorithm: 'leaky-bucket' },
+      TypeError,
+      "rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'sliding-log', 'gcra' or 'concurrency', got \"leaky-bucket\"",
+    ],
     [{ limit: 5 }, TypeError, "rateLimit: limit does not apply to algorithm 'token-bucket'"],
     [{ limiter, capacity: 5 }, TypeError, 'rateLimit: give either limiter or algorithm options, not both (got limiter and capacity)'],
     [{ limiter: {} }, TypeError, 'rateLimit: limiter must be a ratekeeper RateLimiter, got an object'],

@@ -27,6 +27,13 @@ export interface Algorithm<P extends Policy = Policy> {
   /** How many numbers of state one key holds. */
   readonly stateSize: number;
   /**
+   * pinned: a held state is returned only by a refund (a concurrency lease), never by time, so
+   * dropping it would admit beyond the limit. The memory store never evicts a live pinned key; while
+   * its table is full of them it denies a new key as if that key held the whole limit (a one-number
+   * state equal to `policy.limit`). Optional: time-based algorithms leave it out.
+   */
+  readonly pinned?: true;
+  /**
    * evaluate decides `cost` at `now` for the state found at `state[offset…]` (undefined: the empty
    * state) and writes the result into `out`.
    */

@@ -52,6 +52,8 @@ export class BanLimiter<M extends Mode = 'sync'> implements RateLimiter<M> {
     if (typeof options !== 'object' || options === null) throw new TypeError(`${OWNER}: options must be an object, got ${describeValue(options)}`);
     const inner = options.limiter;
     if (!(inner instanceof Limiter)) throw new TypeError(`${OWNER}: limiter must be a single-policy ratekeeper limiter, got ${describeValue(inner)}`);
+    // A lease must be released by whoever took it; a ban in front would hide the release.
+    if (inner.policy.algorithm === 'concurrency') throw new TypeError(`${OWNER}: bans apply to rate limits, not to a ConcurrencyLimiter`);
     this.banMs = positiveInteger(OWNER, 'banMs', options.banMs);
     const store = inner.store as unknown as Partial<Bans<M>>;
     if (typeof store.banned !== 'function') throw new TypeError(`${OWNER}: the limiter's store does not support bans`);

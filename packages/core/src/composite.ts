@@ -9,6 +9,12 @@
  * are flattened. All members must read the same clock, so that one `now` serves them all; it is read
  * once per call and refused, like a bad key or cost, when it is not a finite number (a throw on the
  * memory store, a rejected promise on a remote one: see limiter.ts).
+ *
+ * Members that hold leases (a ConcurrencyLimiter) take theirs in the same all-or-nothing step, so a
+ * request a rate member denies takes no lease and one denied a lease spends no rate. Such a composite
+ * has `release`, which returns the lease members' units only (a request's end gives back its lease,
+ * never its rate), and its `refund` gives back to the rate members only (a lease is returned by
+ * release, never twice). A composite without lease members has no `release`.
  */
 import type { Clock } from './clock.js';
 import type { Decision } from './decision.js';
@@ -30,6 +36,11 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
   readonly #bindings: readonly StoreBinding<M>[];
   readonly #store: Store<M>;
   readonly #memory: readonly MemoryBinding[] | undefined;
+  /** The members that hold leases (have release) and the rate members. */
+  readonly #leases: readonly Member<M>[];
+  readonly #rates: readonly Member<M>[];
+  /** release, only when some member holds leases (see above). */
+  readonly release?: (key: string, cost?: number) => Result<M, void>;
 
   constructor(limiters: readonly RateLimiter<M>[]) {
     // It takes no options: a second argument ({ name }, { store }) would be silently ignored.
@@ -43,6 +54,9 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
     this.#store = first.store;
     this.#bindings = members.map((m) => m.binding);
     this.policies = Object.freeze(members.map((m) => m.policy));
+    this.#leases = members.filter(releases);
+    this.#rates = members.filter((m) => !releases(m));
+    if (this.#leases.length > 0) this.release = (key, cost = 1) => this.#each(this.#leases, key, cost, 'release');
     for (const [i, m] of members.entries()) {
       if (m.clock !== this.#clock) throw new TypeError(`${OWNER}: every member must share one clock; member ${i} has another`);
     }
@@ -78,15 +92,19 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
     return (this.mode === 'sync' ? undefined : Promise.all(results).then(() => undefined)) as Result<M, void>;
   }
 
-  /** refundable: every member can refund. */
+  /** refundable: every rate member can refund. */
   get refundable(): boolean {
-    return this.members.every((m) => m.refundable);
+    return this.#rates.every((m) => m.refundable);
   }
 
-  /** refund gives `cost` back to every member (each capped at its own empty state). */
+  /** refund gives `cost` back to every rate member (each capped at its own empty state); leases go back by release. */
   refund(key: string, cost = 1): Result<M, void> {
+    return this.#each(this.#rates, key, cost, 'refund');
+  }
+
+  #each(members: readonly Member<M>[], key: string, cost: number, verb: 'refund' | 'release'): Result<M, void> {
     if (typeof key !== 'string' || !isCost(cost)) return refuseCall(OWNER, this.mode, key, cost, 0);
-    const results = this.members.map((m) => m.refund(key, cost));
+    const results = members.map((m) => (verb === 'refund' ? m.refund(key, cost) : (m as Member<M> & Required<Pick<RateLimiter<M>, 'release'>>).release(key, cost)));
     return (this.mode === 'sync' ? undefined : Promise.all(results).then(() => undefined)) as Result<M, void>;
   }
 
@@ -119,6 +137,10 @@ export function mostRestrictive(parts: readonly Decision[]): Decision {
   const failure = parts.find((p) => p.failure !== undefined)?.failure;
   const merged = { allowed, limit: primary.limit, remaining, retryAfterMs: primary.retryAfterMs, resetAfterMs, policy: primary.policy, parts };
   return failure === undefined ? merged : { ...merged, failure };
+}
+
+function releases<M extends Mode>(member: Member<M>): boolean {
+  return typeof (member as RateLimiter<M>).release === 'function';
 }
 
 function flatten<M extends Mode>(limiters: readonly RateLimiter<M>[]): Member<M>[] {

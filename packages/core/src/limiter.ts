@@ -40,6 +40,13 @@ export interface RateLimiter<M extends Mode = Mode> {
    * than the policy would net of refunds; atomic per key on every store. Present on every core limiter.
    */
   refund?(key: string, cost?: number): Result<M, void>;
+  /**
+   * release returns `cost` (default 1) units of `key` that a request held while in flight (a
+   * concurrency lease, see concurrency.ts), never below zero. Present only on limiters that hold
+   * leases; the adapters then release every admitted request's lease exactly once when its response
+   * is over (http/outcome.ts).
+   */
+  release?(key: string, cost?: number): Result<M, void>;
 }
 
 /** Options every single-policy limiter takes. */

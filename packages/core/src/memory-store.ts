@@ -19,6 +19,12 @@
  * blocked key before the flood's. Evicted live keys are counted in `evictions`. A sweep costs
  * O(maxKeys) (two linear-time selections) and runs at most once per maxKeys/32 new keys.
  *
+ * A pinned algorithm (a concurrency limit: algorithm.ts) is never evicted while its key holds leases,
+ * since dropping a lease admits beyond the limit: the sweep then only drops idle keys, and while the
+ * table is full of keys holding leases a new key is denied (retryAfterMs: the policy's hint) rather
+ * than admitted uncounted. So a flood of fresh keys can neither reset a key's leases nor grow the
+ * table past maxKeys; keys holding leases are bounded by the requests in flight anyway.
+ *
  * A dropped empty state is only equivalent to no state at instants after it became empty; a clock that
  * later stepped back behind the sweep would find a fresh key where the dropped state still counted.
  * So a binding reads any instant earlier than its latest sweep as that sweep's instant (time going
@@ -92,6 +98,10 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
   #slot = -1;
   /** The instant of the latest sweep; earlier instants are read as this one. */
   #sweptAt = -Infinity;
+  /** For a pinned algorithm: the state of a key holding the whole limit (a full table's answer); else undefined. */
+  readonly #full: Float64Array | undefined;
+  /** Pinned keys released to idle since the latest sweep: a full pinned table sweeps again only when some are. */
+  #idle = 0;
 
   constructor(algorithm: Algorithm<P>, policy: P, maxKeys: number) {
     this.#algorithm = algorithm;
@@ -99,6 +109,7 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     this.#width = algorithm.stateSize;
     this.#maxKeys = maxKeys;
     this.#out = stepOutput(algorithm.stateSize);
+    this.#full = algorithm.pinned === true ? Float64Array.of(policy.limit) : undefined;
     // A wide state (a sliding log's ring) starts with fewer slots: the table starts at about 24 KB.
     this.#states = new Float64Array(Math.min(maxKeys, Math.ceil((INITIAL_SLOTS * 3) / this.#width), INITIAL_SLOTS) * this.#width);
   }
@@ -155,6 +166,7 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     if (!algorithm.refund(this.#policy, this.#states, offset, now < this.#sweptAt ? this.#sweptAt : now, cost, this.#out)) return;
     const next = this.#out.next;
     for (let i = 0; i < next.length; i++) this.#states[offset + i] = next[i] as number;
+    if (this.#full !== undefined && next[0] === 0) this.#idle++;
   }
 
   /**
@@ -167,7 +179,9 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     const at = now < this.#sweptAt ? this.#sweptAt : now;
     if (slot === undefined) {
       this.#slot = -1;
-      this.#algorithm.evaluate(this.#policy, undefined, 0, at, cost, out);
+      // A pinned table full of held keys has no room: answer as if the key held the whole limit.
+      const full = this.#full !== undefined && this.#index.size >= this.#maxKeys && (this.#idle === 0 || this.#sweep(at)) ? this.#full : undefined;
+      this.#algorithm.evaluate(this.#policy, full, 0, at, cost, out);
     } else {
       this.#slot = slot;
       this.#algorithm.evaluate(this.#policy, this.#states, slot * this.#width, at, cost, out);
@@ -248,10 +262,12 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
    * #sweep drops every empty key, then, if that freed fewer than maxKeys/32 slots, evicts the live keys
    * with the most room to make up the difference (eviction.ts has the order). One pass records each
    * live key's fill and empty instant in table order; the eviction pass walks the table in the same
-   * order, so nothing is computed twice.
+   * order, so nothing is computed twice. A pinned table evicts no live key (see above). Returns whether
+   * the table is still full.
    */
-  #sweep(now: number): void {
+  #sweep(now: number): boolean {
     this.#sweptAt = now;
+    this.#idle = 0;
     const algorithm = this.#algorithm;
     const policy = this.#policy;
     const states = this.#states;
@@ -266,7 +282,7 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
       times[live++] = at;
     });
     const wanted = Math.max(1, this.#maxKeys >> 5) - (times.length - live);
-    if (wanted <= 0) return;
+    if (wanted <= 0 || this.#full !== undefined) return this.#index.size >= this.#maxKeys;
     const evict = evictionMask(fills, times, live, wanted);
     let i = 0;
     this.#index.forEach((slot, key) => {
@@ -275,6 +291,7 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
         this.#evictions++;
       }
     });
+    return false;
   }
 
   #drop(key: string, slot: number): void {

@@ -31,7 +31,21 @@ export interface WindowPolicy<A extends WindowAlgorithm> {
 export type SlidingWindowPolicy = WindowPolicy<'sliding-window'>;
 export type FixedWindowPolicy = WindowPolicy<'fixed-window'>;
 export type SlidingLogPolicy = WindowPolicy<'sliding-log'>;
-export type Policy = TokenBucketPolicy | SlidingWindowPolicy | FixedWindowPolicy | SlidingLogPolicy;
+/**
+ * A concurrency limit: at most `limit` leases (requests in flight) per key at once. Time does not refill
+ * it, a release does, so it has no window: `windowMs` is 0 and the RateLimit-Policy item carries
+ * `qu="concurrent-requests"` instead of `w`. `retryAfterMs` is the wait a denial suggests (a hint: no
+ * instant at which a lease returns is known).
+ */
+export interface ConcurrencyPolicy {
+  readonly algorithm: 'concurrency';
+  readonly name: string;
+  readonly limit: number;
+  readonly windowMs: 0;
+  readonly retryAfterMs: number;
+}
+
+export type Policy = TokenBucketPolicy | SlidingWindowPolicy | FixedWindowPolicy | SlidingLogPolicy | ConcurrencyPolicy;
 export type AlgorithmName = Policy['algorithm'];
 
 /** tokenBucketPolicy derives a token bucket's policy from already validated options. */
@@ -55,4 +69,9 @@ const PREFIX: Record<WindowAlgorithm, string> = { 'sliding-window': 'sw', 'fixed
 /** windowPolicy builds a sliding-window, fixed-window or sliding-log policy from already validated options. */
 export function windowPolicy<A extends WindowAlgorithm>(algorithm: A, limit: number, windowMs: number, name?: string): WindowPolicy<A> {
   return Object.freeze({ algorithm, name: name ?? `${PREFIX[algorithm]}-${limit}-${windowMs}`, limit, windowMs });
+}
+
+/** concurrencyPolicy builds a concurrency policy from already validated options. */
+export function concurrencyPolicy(limit: number, retryAfterMs: number, name?: string): ConcurrencyPolicy {
+  return Object.freeze({ algorithm: 'concurrency', name: name ?? `cc-${limit}`, limit, windowMs: 0, retryAfterMs });
 }

@@ -33,7 +33,8 @@
  * A reservation is booked as state at a future instant; the memory store holds a key's clock at its
  * latest state (time going backwards counts as no time passing), so a plain `consume` on a key with a
  * booking ahead is decided as of that booking but not delayed: use `reserve` (or `wait` with
- * `maxWaitMs: 0`) for every request of a key that queues.
+ * `maxWaitMs: 0`) for every request of a key that queues. Not for a ConcurrencyLimiter (no instant at which a lease
+ * returns is known).
  *
  * On a remote store `delayMs` counts from the moment the answer arrived (the store decided a little
  * earlier, on its own clock), so waiting it out is never early. A store that cannot answer books
@@ -218,6 +219,9 @@ function targetOf(limiter: RateLimiter): Target {
   }
   if (target === undefined) throw new TypeError(`reserve: limiter must be a single-policy core limiter or a CompositeLimiter, got ${describeValue(limiter)}`);
   if (typeof target.store.reserveAll !== 'function') throw new TypeError("reserve: the limiter's store cannot book reservations (it has no reserveAll)");
+  // A lease comes back when a request ends, at no instant anyone knows: nothing can be booked for it.
+  if (limiter.policies.some((p) => p.algorithm === 'concurrency'))
+    throw new TypeError('reserve: a ConcurrencyLimiter cannot book a future instant (a lease returns when a request ends); use allow and release');
   targets.set(limiter, target);
   return target;
 }

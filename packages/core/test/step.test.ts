@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { type Algorithm, type Decision, ManualClock, type Policy, fixedWindow, slidingLog, slidingWindow, step, tokenBucket } from '../src/index.js';
+import { type Algorithm, type Decision, ManualClock, type Policy, concurrency, fixedWindow, slidingLog, slidingWindow, step, tokenBucket } from '../src/index.js';
 import { anyCase, caseWithHistory } from './support/arbitraries.js';
 import { realSubject } from './support/subjects.js';
 
@@ -14,6 +14,7 @@ const algorithms: Record<Exclude<Policy['algorithm'], 'sliding-log'>, Algorithm<
   'token-bucket': tokenBucket as Algorithm<Policy>,
   'sliding-window': slidingWindow as Algorithm<Policy>,
   'fixed-window': fixedWindow as Algorithm<Policy>,
+  concurrency: concurrency as Algorithm<Policy>,
 };
 /** The sliding log's step is made for its limit (the ring's length is its state size). */
 const algorithmOf = (p: Policy) => (p.algorithm === 'sliding-log' ? (slidingLog(p.limit) as Algorithm<Policy>) : algorithms[p.algorithm]);

@@ -21,8 +21,10 @@
  * `key`, `skip`, `cost` and `plan` may be async (their rejections go to `next(err)` too). A request
  * whose socket closed while an async hook was being awaited is not counted and gets nothing more
  * (core's `gone`). The Decision is left on `req.rateLimit` (typed by the augmentation below) for
- * handlers and logs; with several limiters on one request, the last one's. With `countOutcome` or
- * `settle`, an admitted request's response is handed to core's watch before `next()`.
+ * handlers and logs; with several limiters on one request, the last one's. With `countOutcome`,
+ * `settle` or a limiter holding leases (ConcurrencyLimiter), every admitted request's response is
+ * handed to core's watch as soon as the decision arrives (before anything can fail or find the
+ * response already sent), so its lease is released when the response closes, aborted ones included.
  *
  * On a synchronous limiter (the memory store) an allowed request costs one Decision and its header
  * strings: no promise and no closure per request.
@@ -106,6 +108,8 @@ export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
  * response refuses and an error from the handler go to `next(err)`.
  */
 function respond(plan: RateLimitPlan<Request>, handler: Handler, req: Request, res: Response, next: NextFunction, decision: Decision): void {
+  // First, whatever happens next: an admitted request's lease is released when its response closes.
+  if (plan.watch !== undefined) plan.watch(req, res, decision);
   if (res.headersSent) return;
   req.rateLimit = decision;
   let blocked: boolean;
@@ -121,7 +125,6 @@ function respond(plan: RateLimitPlan<Request>, handler: Handler, req: Request, r
     return;
   }
   if (blocked) return;
-  if (plan.watch !== undefined) plan.watch(req, res, decision);
   next();
 }
 

@@ -85,7 +85,14 @@ function driver(name: string, express: Express): Driver<Factory> {
       if (before !== undefined) app.use((req, res, next) => (before(req, res), next()));
       if (setup.refuseHeader !== undefined) app.use((_req, res, next) => (refuseHeader(res, setup.refuseHeader as string), next()));
       app.use((setup.factory ?? rateLimit)(translate(options)));
-      app.get('/', (req, res) => void (ran++, ips.push(req.ip), decisions.push(req.rateLimit), res.status(Number(req.query['status'] ?? 200)).send(body(req.query['bytes']))));
+      app.get('/', (req, res) => {
+        ran++;
+        ips.push(req.ip);
+        decisions.push(req.rateLimit);
+        if (req.query['throw'] !== undefined) throw new Error('the route failed');
+        if (req.query['hold'] !== undefined) return; // still working when the client goes away
+        res.status(Number(req.query['status'] ?? 200)).send(body(req.query['bytes']));
+      });
       const record: ErrorRequestHandler = (error, _req, _res, next) => void (errors.push(error), next(error));
       app.use(record);
       return { ...listen(app), errors, ips, decisions, ran: () => ran };

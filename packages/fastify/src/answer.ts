@@ -29,10 +29,8 @@ const setHeader = (reply: FastifyReply, name: string, value: string): void => {
 export function finish(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision): void {
   request.rateLimit = decision;
   limit.plan.writeHeaders(reply, setHeader, decision);
-  if (!limit.plan.blocks(decision)) {
-    if (limit.plan.watch !== undefined) limit.plan.watch(request, reply.raw, decision);
-    done();
-  } else if (limit.handler === undefined) sendDefault(limit, reply, decision);
+  if (!limit.plan.blocks(decision)) done();
+  else if (limit.handler === undefined) sendDefault(limit, reply, decision);
   else runHandler(limit, request, reply, done, decision);
 }
 

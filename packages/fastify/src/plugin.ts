@@ -34,7 +34,7 @@
  * On a synchronous limiter (the memory store) an allowed request costs the route lookup, a Decision
  * and its header strings: no promise and no closure per request.
  */
-import type { Outcome } from '@ratekeeper/core';
+import type { Decision, Outcome } from '@ratekeeper/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
 import { finish } from './answer.js';
@@ -96,7 +96,7 @@ function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions
     if (outcome === undefined) next();
     // The second `then` also catches a throw from finish, which would otherwise be an unhandled rejection.
     else if (outcome instanceof Promise) outcome.then((settled: Outcome) => settle(limit, request, reply, next, settled)).then(undefined, next);
-    else if (!answered(reply)) finish(limit, request, reply, next, outcome);
+    else decided(limit, request, reply, next, outcome);
   });
 }
 
@@ -108,7 +108,16 @@ function answered(reply: FastifyReply): boolean {
 /** settle finishes an async outcome: skipped goes on; a gone client (null) or an answered reply gets nothing more. */
 function settle(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction, outcome: Outcome): void {
   if (outcome === undefined) next();
-  else if (outcome !== null && !answered(reply)) finish(limit, request, reply, next, outcome);
+  else if (outcome !== null) decided(limit, request, reply, next, outcome);
+}
+
+/**
+ * decided hands an admitted request's response to core's watch first, whatever happens next (its lease
+ * is released when the response closes), then finishes unless someone else already answered.
+ */
+function decided(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction, decision: Decision): void {
+  if (limit.plan.watch !== undefined) limit.plan.watch(request, reply.raw, decision);
+  if (!answered(reply)) finish(limit, request, reply, next, decision);
 }
 
 function describeRoute(method: string | readonly string[] | undefined, url: string | undefined): string {

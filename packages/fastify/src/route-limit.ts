@@ -32,6 +32,7 @@ const LIMITER_OPTIONS = [
   'windowMs',
   'emissionIntervalMs',
   'burst',
+  'retryAfterMs',
   'name',
   'store',
   'clock',
@@ -39,7 +40,7 @@ const LIMITER_OPTIONS = [
   'plan',
 ] as const;
 /** The registration's shorthand options a shorthand route starts from (all but the policy name). */
-const SHORTHAND_CARRIED = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'emissionIntervalMs', 'burst', 'store', 'clock'] as const;
+const SHORTHAND_CARRIED = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'emissionIntervalMs', 'burst', 'retryAfterMs', 'store', 'clock'] as const;
 
 export interface RouteLimit {
   readonly plan: RateLimitPlan<FastifyRequest>;

@@ -105,7 +105,9 @@ export const driver: Driver<Plugin> = {
       ran++;
       ips.push(request.ip);
       decisions.push(request.rateLimit);
-      const query = request.query as { status?: string; bytes?: string };
+      const query = request.query as { status?: string; bytes?: string; throw?: string; hold?: string };
+      if (query.throw !== undefined) throw new Error('the route failed');
+      if (query.hold !== undefined) return new Promise<never>(() => {}); // working until the client goes
       return reply.code(Number(query.status ?? 200)).send(query.bytes === undefined ? 'ok' : 'x'.repeat(Number(query.bytes)));
     });
     const ready = Promise.resolve(app.ready());

@@ -22,8 +22,10 @@
  * too). A request whose socket closed while an async hook was being awaited is not counted and gets
  * nothing more (core's `gone`; Koa finds the response unwritable and stays quiet). The Decision is left
  * on `ctx.state.rateLimit` (typed by the augmentation below) for later middleware and logs; with
- * several limiters on one request, the last one's. With `countOutcome` or `settle`, an admitted
- * request's response is handed to core's watch before `next()`.
+ * several limiters on one request, the last one's. With `countOutcome`, `settle` or a limiter holding
+ * leases (ConcurrencyLimiter), every admitted request's response is handed to core's watch as soon as
+ * the decision arrives (before a header can fail or the response be found sent), so its lease is
+ * released when the response closes, aborted ones included.
  */
 import type { Context, Middleware, Next } from 'koa';
 import { type Decision, type ProxySetting, type RateLimitOptions, describeValue, prepareRateLimit } from '@ratekeeper/core';
@@ -81,13 +83,13 @@ export function rateLimit(options?: KoaRateLimitOptions): Middleware {
     if (outcome === undefined) return next();
     const decision = outcome instanceof Promise ? await outcome : outcome;
     if (decision === undefined) return next();
-    if (decision === null || ctx.headerSent) return;
+    if (decision === null) return;
+    // First, whatever happens next: an admitted request's lease is released when its response closes.
+    if (plan.watch !== undefined) plan.watch(ctx, ctx.res, decision);
+    if (ctx.headerSent) return;
     ctx.state.rateLimit = decision;
     plan.writeHeaders(ctx, setHeader, decision);
-    if (!plan.blocks(decision)) {
-      if (plan.watch !== undefined) plan.watch(ctx, ctx.res, decision);
-      return next();
-    }
+    if (!plan.blocks(decision)) return next();
     if (handler !== undefined) return handler(ctx, decision);
     const body = plan.body(decision);
     ctx.status = body.status;

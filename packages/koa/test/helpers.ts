@@ -97,9 +97,15 @@ function driver(name: string, K: typeof Koa): Driver<Factory> {
       const refused = setup.refuseHeader;
       if (refused !== undefined) app.use((ctx, next) => (refuseHeader(ctx.res, refused), next()));
       app.use((setup.factory ?? rateLimit)(translate(options)));
-      app.use(
-        (ctx) => void (ran++, ips.push(ctx.ip), decisions.push(ctx.state.rateLimit), (ctx.status = Number(ctx.query['status'] ?? 200)), (ctx.body = body(ctx.query['bytes']))),
-      );
+      app.use((ctx) => {
+        ran++;
+        ips.push(ctx.ip);
+        decisions.push(ctx.state.rateLimit);
+        if (ctx.query['throw'] !== undefined) throw new Error('the route failed');
+        if (ctx.query['hold'] !== undefined) return new Promise<void>((done) => ctx.res.once('close', done)); // working until the client goes
+        ctx.status = Number(ctx.query['status'] ?? 200);
+        ctx.body = body(ctx.query['bytes']);
+      });
       return { ...listen(app), errors, ips, decisions, ran: () => ran };
     },
     serveRoutes(mounts) {

@@ -13,7 +13,7 @@ import { allowedOf, closedDecision, decodeOne, fallbackDecision, openDecision } 
 import { Failure, type FailureInfo } from './failure.js';
 import { encodeKey, keyHead } from './keys.js';
 import { BATCHED } from './lua/batch-script.js';
-import { type Script, refundScript, singleScript } from './lua/scripts.js';
+import { type Script, type StepName, refundScript, singleScript } from './lua/scripts.js';
 import type { FailurePolicy } from './options.js';
 import type { Outcome, Remote } from './remote.js';
 
@@ -59,13 +59,15 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     this.params = scriptParams(policy);
     this.fallback = fallback;
     this.head = keyHead(backend.prefix, policy.name);
-    this.#script = singleScript(algorithm.name, backend.clientTime);
+    // RedisStore.bind sends only algorithms with a Lua step here (a concurrency limit has RedisConcurrency).
+    const step = algorithm.name as StepName;
+    this.#script = singleScript(step, backend.clientTime);
     const script = this.#script;
     const clientTime = backend.clientTime;
     const [first, second] = this.params;
     this.#group = {
       size: 1,
-      spec: ['1', String(BATCHED.indexOf(algorithm.name) + 1), first, second],
+      spec: ['1', String(BATCHED.indexOf(step) + 1), first, second],
       script,
       // The last argument is the deadline's place: Remote sets it on every send.
       command: (key, now, signed) =>
@@ -73,7 +75,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
       sentIn: 0,
       index: 0,
     };
-    this.#refund = refundScript(algorithm.name, backend.clientTime);
+    this.#refund = refundScript(step, backend.clientTime);
   }
 
   /** keyOf is the Redis key of this policy's state for `key`. */

@@ -18,7 +18,7 @@ import { closedDecision, decodeAll, fallbackDecision, openDecision } from './dec
 import { encodeKey } from './keys.js';
 import { BATCHED } from './lua/batch-script.js';
 import { MAX_MEMBERS, compositeScript } from './lua/composite-script.js';
-import type { Script } from './lua/scripts.js';
+import type { Script, StepName } from './lua/scripts.js';
 import type { FallbackStore } from './options.js';
 
 export interface Plan {
@@ -49,7 +49,7 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
   }
   const policies = members.map((m) => m.policy);
   const script = compositeScript(
-    policies.map((p) => p.algorithm),
+    policies.map((p) => p.algorithm as StepName), // RedisBinding members only: every one has a Lua step
     backend.clientTime,
   );
   const params = members.flatMap((m) => m.params);
@@ -57,7 +57,7 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
   const clientTime = backend.clientTime;
   const group: Group = {
     size: members.length,
-    spec: [n, ...members.flatMap((m) => [String(BATCHED.indexOf(m.policy.algorithm) + 1), ...m.params])],
+    spec: [n, ...members.flatMap((m) => [String(BATCHED.indexOf(m.policy.algorithm as StepName) + 1), ...m.params])],
     script,
     command: (keys, now, signed) => {
       const command = ['EVALSHA', script.sha, n, ...keys];

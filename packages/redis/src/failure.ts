@@ -20,9 +20,10 @@ export type FailureReason = 'timeout' | 'connection' | 'unavailable' | 'reply';
 export interface FailureInfo {
   /**
    * The limiter call that failed; a composite reports 'consume' or 'peek'. 'lease' is a LeasedLimiter
-   * taking units (its return of units reports 'refund'); reserve/wait report 'reserve' or 'cancel'.
+   * taking units (its return of units reports 'refund'); reserve/wait report 'reserve' or 'cancel';
+   * 'renew' is the renewal of a ConcurrencyLimiter's leases (concurrency-binding.ts).
    */
-  readonly operation: 'consume' | 'peek' | 'allow' | 'reset' | 'refund' | 'lease' | 'reserve' | 'cancel';
+  readonly operation: 'consume' | 'peek' | 'allow' | 'reset' | 'refund' | 'lease' | 'reserve' | 'cancel' | 'renew';
   /** The policy's name; a composite's member names joined by '+'. */
   readonly policy: string;
   readonly reason: FailureReason;

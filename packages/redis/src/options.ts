@@ -37,6 +37,12 @@ export interface RedisStoreOptions {
    * the number of processes sharing the limit. An integer from 1 to 1,000,000.
    */
   readonly fallbackDivisor?: number;
+  /**
+   * How long a concurrency lease lives in Redis without renewal, in ms (default 30,000; an integer from
+   * 3 × timeoutMs to 86,400,000). The process holding it renews it every leaseTtlMs / 3; a crashed
+   * process's leases expire leaseTtlMs after their last renewal at most.
+   */
+  readonly leaseTtlMs?: number;
 }
 
 export interface ResolvedOptions {
@@ -52,6 +58,7 @@ export interface ResolvedOptions {
   readonly denyCache: boolean;
   readonly cluster: boolean;
   readonly fallbackDivisor: number;
+  readonly leaseTtlMs: number;
 }
 
 /** FallbackStore is a synchronous store that can also decide composites. */
@@ -60,6 +67,8 @@ export type FallbackStore = Store<'sync'> & Required<Pick<Store<'sync'>, 'consum
 export const DEFAULT_PREFIX = 'rk:';
 export const DEFAULT_TIMEOUT_MS = 50;
 export const DEFAULT_PROBE_INTERVAL_MS = 200;
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+const MAX_LEASE_TTL_MS = 86_400_000;
 const OWNER = 'RedisStore';
 const MAX_MS = 60_000;
 const MAX_DIVISOR = 1_000_000;
@@ -75,6 +84,7 @@ const KNOWN: ReadonlySet<string> = new Set([
   'batch',
   'maxBatchSize',
   'denyCache',
+  'leaseTtlMs',
 ]);
 
 function fail(option: string, want: string, value: unknown): never {
@@ -121,17 +131,27 @@ function divisorOption(value: unknown): number {
   return value;
 }
 
+/** leaseTtl accepts a lease TTL long enough for a renewal (every TTL / 3) to outlast a call's timeout. */
+function leaseTtl(value: unknown, timeoutMs: number): number {
+  const min = 3 * timeoutMs;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > MAX_LEASE_TTL_MS) {
+    fail('leaseTtlMs', `an integer from ${min} (3 × timeoutMs) to ${MAX_LEASE_TTL_MS}`, value);
+  }
+  return value as number;
+}
+
 /** resolveOptions validates `options` and fills in the defaults. */
 export function resolveOptions(options: RedisStoreOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) fail('options', 'an object with a client', options);
   const unknown = Object.keys(options).find((name) => !KNOWN.has(name));
   if (unknown !== undefined) throw new TypeError(`${OWNER}: unknown option ${describeValue(unknown)}`);
   const o = options as Partial<Record<keyof RedisStoreOptions, unknown>>;
+  const timeoutMs = o.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : integerMs('timeoutMs', o.timeoutMs, 1);
   return {
     send: adaptClient(OWNER, o.client),
     prefix: o.prefix === undefined ? DEFAULT_PREFIX : prefixOption(o.prefix),
     time: o.time === undefined ? 'server' : oneOf('time', o.time, ['server', 'client']),
-    timeoutMs: o.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : integerMs('timeoutMs', o.timeoutMs, 1),
+    timeoutMs,
     onFailure: o.onFailure === undefined ? 'fallback' : oneOf('onFailure', o.onFailure, ['fallback', 'open', 'closed']),
     probeIntervalMs: o.probeIntervalMs === undefined ? DEFAULT_PROBE_INTERVAL_MS : integerMs('probeIntervalMs', o.probeIntervalMs, 0),
     fallbackStore: o.fallbackStore === undefined ? new MemoryStore() : fallbackOption(o.fallbackStore),
@@ -140,5 +160,6 @@ export function resolveOptions(options: RedisStoreOptions): ResolvedOptions {
     denyCache: o.denyCache === undefined ? true : flag('denyCache', o.denyCache),
     cluster: isCluster(o.client),
     fallbackDivisor: o.fallbackDivisor === undefined ? 1 : divisorOption(o.fallbackDivisor),
+    leaseTtlMs: o.leaseTtlMs === undefined ? Math.max(DEFAULT_LEASE_TTL_MS, 3 * timeoutMs) : leaseTtl(o.leaseTtlMs, timeoutMs),
   };
 }

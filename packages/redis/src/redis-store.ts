@@ -22,6 +22,11 @@
  * Lease mode (./leased.ts, LeasedLimiter) wraps a token bucket on this store so that each process
  * decides locally on units it took from the shared bucket; `leasing` counts its takes and returns.
  *
+ * A ConcurrencyLimiter's leases live in a sorted set per key, each lease expiring `leaseTtlMs`
+ * (default 30 s) after it was taken unless this process, still alive, renews it (every leaseTtlMs / 3):
+ * the leases of a crashed process expire by themselves (./concurrency-binding.ts). A composite with
+ * concurrency members takes its leases first and its rates after (./concurrency-composite.ts).
+ *
  * A policy name is a key namespace: limiters with the same name share their counts, in this process
  * and in every other one. Binding one name twice with different parameters throws (while a binding
  * with the first parameters is alive: see ./names.ts). A composite is checked when CompositeLimiter is
@@ -29,21 +34,26 @@
  * consume.
  */
 import { EventEmitter } from 'node:events';
-import type { Algorithm, Booking, Decision, Policy, StoreBinding, Store } from '@ratekeeper/core';
+import type { Algorithm, Booking, ConcurrencyPolicy, Decision, Policy, StoreBinding, Store } from '@ratekeeper/core';
 import { RedisBans } from './ban-binding.js';
 import { type Backend, RedisBinding, scriptParams } from './binding.js';
 import { type Plan, decideComposite, makePlan } from './composite.js';
 import type { FailureInfo } from './failure.js';
-import { STEPS } from './lua/scripts.js';
+import { STEPS, type StepName } from './lua/scripts.js';
 import { type FailurePolicy, type FallbackStore, type RedisStoreOptions, type TimeSource, resolveOptions } from './options.js';
 import { Batcher } from './batcher.js';
 import { DenyCache } from './deny-cache.js';
 import { fallbackPolicy } from './fallback-policy.js';
 import { leaseCounters } from './lease-calls.js';
 import { PolicyNames } from './names.js';
+import { RedisConcurrency } from './concurrency-binding.js';
+import { type ConcurrencyPlan, decideWithConcurrency, hasConcurrency, makeConcurrencyPlan } from './concurrency-composite.js';
 import { Remote } from './remote.js';
 import { type ReservePlan, bookOnRedis, reservePlan } from './reserve.js';
 import { slotOf } from './slot.js';
+
+/** MAX_LEASES bounds a concurrency limit on Redis: each unit in flight is one member of a sorted set. */
+const MAX_LEASES = 100_000;
 
 export interface RedisStoreEvents {
   failure: [info: FailureInfo];
@@ -59,8 +69,10 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
   readonly #fallbackStore: FallbackStore;
   readonly #names = new PolicyNames();
   readonly #fallbackDivisor: number;
-  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan>();
+  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan | ConcurrencyPlan>();
   readonly #reservePlans = new WeakMap<readonly StoreBinding<'async'>[], ReservePlan>();
+  /** How long a concurrency lease lives without renewal, in ms (see concurrency-binding.ts). */
+  readonly leaseTtlMs: number;
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -73,6 +85,7 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     const remote = new Remote(o.send, o.timeoutMs, o.probeIntervalMs);
     const clientTime = o.time === 'client';
     this.#fallbackDivisor = o.fallbackDivisor;
+    this.leaseTtlMs = o.leaseTtlMs;
     this.#backend = {
       remote,
       prefix: o.prefix,
@@ -84,7 +97,9 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     };
   }
 
-  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): RedisBinding<P> {
+  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): P extends ConcurrencyPolicy ? RedisConcurrency : RedisBinding<P>;
+  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): RedisBinding<P> | RedisConcurrency {
+    if (policy.algorithm === 'concurrency' && algorithm.name === 'concurrency') return this.#leases(algorithm, policy);
     if (!Object.hasOwn(STEPS, algorithm.name) || algorithm.name !== policy.algorithm) {
       throw new TypeError(`RedisStore: no script for algorithm ${JSON.stringify(algorithm.name)}`);
     }
@@ -97,15 +112,29 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     return binding;
   }
 
+  /** #leases binds a concurrency limit: its leases as a sorted set per key (concurrency-binding.ts). */
+  #leases<P extends Policy>(algorithm: Algorithm<P>, policy: ConcurrencyPolicy): RedisConcurrency {
+    if (policy.limit > MAX_LEASES) {
+      throw new TypeError(`RedisStore: a concurrency limit keeps one member per unit in flight; its limit must be at most ${MAX_LEASES}, got ${policy.limit}`);
+    }
+    const fallback = this.#fallbackStore.bind(algorithm, fallbackPolicy(policy, this.#fallbackDivisor) as unknown as P);
+    const binding = new RedisConcurrency(this.#backend, policy, fallback, this.leaseTtlMs);
+    if (!this.#names.claim(policy.name, `concurrency ${policy.limit} ${policy.retryAfterMs}`, binding)) {
+      throw new TypeError(`RedisStore: policy name "${policy.name}" is already bound with other parameters; give each limit its own name`);
+    }
+    return binding;
+  }
+
   /** banned puts a ban in front of one of this store's bindings, in the same script call (ban-binding.ts). */
   banned(binding: StoreBinding<'async'>, banMs: number): RedisBans {
+    if (binding instanceof RedisConcurrency) throw new TypeError('RedisStore: bans apply to rate limits, not to a concurrency limit');
     const inner = binding as RedisBinding;
-    return new RedisBans(inner, banMs, inner.policy.algorithm);
+    return new RedisBans(inner, banMs, inner.policy.algorithm as StepName);
   }
 
   /** prepareAll checks a composite once, when CompositeLimiter is built: members, names, at most 16. */
   prepareAll(bindings: readonly StoreBinding<'async'>[]): void {
-    if (!this.#plans.has(bindings)) this.#plans.set(bindings, makePlan(this.#backend, bindings));
+    if (!this.#plans.has(bindings)) this.#plans.set(bindings, this.#plan(bindings));
   }
 
   /** consumeAll never throws: bindings no CompositeLimiter checked that are refused reject instead. */
@@ -113,13 +142,18 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     let plan = this.#plans.get(bindings);
     if (plan === undefined) {
       try {
-        plan = makePlan(this.#backend, bindings);
+        plan = this.#plan(bindings);
       } catch (error) {
         return Promise.reject(error);
       }
       this.#plans.set(bindings, plan);
     }
+    if ('leases' in plan) return decideWithConcurrency(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
     return decideComposite(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
+  }
+
+  #plan(bindings: readonly StoreBinding<'async'>[]): Plan | ConcurrencyPlan {
+    return hasConcurrency(bindings) ? makeConcurrencyPlan(this.#backend, bindings) : makePlan(this.#backend, bindings);
   }
 
   /**

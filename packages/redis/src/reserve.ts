@@ -17,7 +17,7 @@ import type { Plan } from './composite.js';
 import { closedDecision, decisionAt, numberOf } from './decisions.js';
 import { encodeKey } from './keys.js';
 import { cancelScript, reserveScript } from './lua/reserve-script.js';
-import type { Script } from './lua/scripts.js';
+import type { Script, StepName } from './lua/scripts.js';
 
 /** ReservePlan is a composite plan (or a one-member one) with its two reservation scripts. */
 export interface ReservePlan {
@@ -27,7 +27,8 @@ export interface ReservePlan {
 }
 
 export function reservePlan(backend: Backend, plan: Plan): ReservePlan {
-  const algorithms = plan.policies.map((p) => p.algorithm);
+  // A Plan holds RedisBinding members only (core refuses to book a concurrency limit): each has a Lua step.
+  const algorithms = plan.policies.map((p) => p.algorithm as StepName);
   return { plan, reserve: reserveScript(algorithms, backend.clientTime), cancel: cancelScript(algorithms, backend.clientTime) };
 }
 

@@ -23,7 +23,8 @@
  * - `onDecision` runs with every valid Decision; a promise it returns is waited for and its rejection
  *   rejects decide.
  * - With `charges` (countOutcome or settle given), what each request was charged is remembered for
- *   the response's end (outcome.ts); nothing is recorded otherwise.
+ *   the response's end (outcome.ts); nothing is recorded otherwise. An admitted request whose
+ *   `onDecision` throws or rejects never reaches the adapter, so a lease it took is released here.
  * Every error is thrown from decide (sync) or rejects its promise, for the adapter to hand to the
  * framework's error path; decide itself never leaves a rejection unobserved.
  */
@@ -103,11 +104,28 @@ export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: u
       let decided: Promise<Decision | null> = Promise.resolve(result).then((value) => (value === null && delay !== undefined ? null : verify(value, policies)), failed);
       // In delay mode the time to the answer includes the hold, which is not the store's time: none is reported.
       if (telemetry !== undefined) decided = decided.then((d) => (d !== null && observe(telemetry, d, shadow, delay === undefined ? performance.now() - started : undefined), d));
-      return report === undefined ? decided : decided.then((d) => (d === null ? null : report(d, req)));
+      return report === undefined ? decided : decided.then((d) => (d === null ? null : reported(l, req, k, c, d)));
     }
     const decision = verify(result, l.policies);
     if (telemetry !== undefined) observe(telemetry, decision, shadow, undefined);
-    return report === undefined ? decision : report(decision, req);
+    return report === undefined ? decision : reported(l, req, k, c, decision);
+  };
+  /** reported runs onDecision; when it fails, an admitted request's lease goes back before the error goes on. */
+  const reported = (l: RateLimiter, req: Req, k: string, c: number, decision: Decision): Decision | Promise<Decision> => {
+    const release = l.release;
+    if (release === undefined || !decision.allowed) return (report as NonNullable<typeof report>)(decision, req);
+    const unlease = (error: unknown): never => {
+      charges?.delete(req as object);
+      void Promise.resolve(release.call(l, k, c)).then(undefined, () => {});
+      throw error;
+    };
+    let done: Decision | Promise<Decision>;
+    try {
+      done = (report as NonNullable<typeof report>)(decision, req);
+    } catch (error) {
+      return unlease(error);
+    }
+    return done instanceof Promise ? done.then(undefined, unlease) : done;
   };
   /** verify passes a limiter's answer that is a Decision of its own policies, or throws (decision-check.ts). */
   const verify = (value: unknown, policies: RateLimiter['policies']): Decision => {

@@ -7,7 +7,8 @@
  * - 'draft-10' (default): the IETF `RateLimit-Policy` and `RateLimit` fields of
  *   draft-ietf-httpapi-ratelimit-headers-10, Structured Field Lists with one item per policy that
  *   applied (every member of a composite): `"name";q=<quota>;w=<window s>` and `"name";r=<remaining>;
- *   t=<s>`. `t` is when more quota is available: the Retry-After value on a denial (so Retry-After is
+ *   t=<s>`. A concurrency limit has no window: its policy item is `"name";q=<limit>;qu="concurrent-requests"`
+ *   (the draft's quota unit for requests in flight), with no `w`. `t` is when more quota is available: the Retry-After value on a denial (so Retry-After is
  *   never earlier than `t`), the time to a full reset otherwise (never earlier than the truth).
  * - 'legacy': `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (delta seconds) of the
  *   most restrictive policy (replaced, not appended, by a later limiter on the same request); 'both' writes both sets; false writes none (Retry-After still goes out).
@@ -46,7 +47,9 @@ export function retryAfterSeconds(decision: Decision): number | undefined {
 
 /** policyField is the RateLimit-Policy value for a set of policies (constant per limiter: compute once). */
 export function policyField(policies: readonly Policy[]): string {
-  return policies.map((p) => `"${p.name}";q=${p.limit};w=${Math.max(1, seconds(p.windowMs))}`).join(', ');
+  return policies
+    .map((p) => (p.algorithm === 'concurrency' ? `"${p.name}";q=${p.limit};qu="concurrent-requests"` : `"${p.name}";q=${p.limit};w=${Math.max(1, seconds(p.windowMs))}`))
+    .join(', ');
 }
 
 /** limitField is the RateLimit value for a decision: one item per member decision. */

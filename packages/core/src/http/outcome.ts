@@ -11,14 +11,19 @@
  *   the key has left (a denial records nothing, so the key is then drained to empty instead), never
  *   more. Charge the likely maximum up front when callers must not overrun.
  *
- * Both run once per admitted request, when its response is over. On Node that is the response's
+ * - Leases: when the limiter has `release` (a ConcurrencyLimiter, or a composite with one), the
+ *   request's lease is released when its response is over, before either hook runs, whatever the
+ *   outcome: completed, failed (5xx), or aborted by the client.
+ *
+ * All of it runs once per admitted request, when its response is over. On Node that is the response's
  * 'close' event (watch): Node emits it exactly once, after 'finish' for a completed response and
- * alone for an aborted one, so listening to it alone can never settle twice. Adapters over Web
- * Responses claim the charge and call its Settle themselves (@ratekeeper/fetch's onFinished: the
- * body read to its end, or cancelled); a Settle acts on its first call only. A denied request was
- * charged nothing and is not watched. A hook that throws or rejects after the response cannot reach
- * any error path: it becomes a process warning.
- * Nothing here runs, or allocates, unless one of the two options is given.
+ * alone for an aborted one, so listening to it alone can never settle twice; a response already
+ * closed when it is handed over (a client gone while a remote store decided) is settled at once.
+ * Adapters over Web Responses claim the charge and call its Settle themselves (@ratekeeper/fetch's
+ * onFinished: the body read to its end, or cancelled); a Settle acts on its first call only. A denied
+ * request was charged nothing and is not watched. A hook that throws or rejects after the response,
+ * or a release that fails, cannot reach any error path: it becomes a process warning.
+ * Nothing here runs, or allocates, unless one of the two options is given or a limiter releases.
  */
 import type { Decision } from '../decision.js';
 import type { RateLimiter } from '../limiter.js';
@@ -38,6 +43,8 @@ export interface Finished {
 /** NodeResponse is the little of Node's ServerResponse the watcher reads. */
 export interface NodeResponse {
   once(event: 'close', listener: () => void): unknown;
+  /** True once the response has emitted 'close' (Node ≥ 18). */
+  readonly closed?: boolean;
   readonly statusCode: number;
   readonly writableFinished: boolean;
   getHeader(name: string): unknown;
@@ -68,10 +75,13 @@ export type Settle = (outcome: Finished) => void;
  */
 export type Claim<Req> = (req: Req, decision: Decision) => Settle | undefined;
 
-/** claimer builds the plan's claim over the charges decide recorded, or undefined when no hook is given. */
-export function claimer<Req>(owner: string, hooks: AfterHooks<Req>, charges: WeakMap<object, Charge>): Claim<Req> | undefined {
+/**
+ * claimer builds the plan's claim over the charges decide recorded, or undefined when no hook is given
+ * and no limiter releases (`releases`).
+ */
+export function claimer<Req>(owner: string, hooks: AfterHooks<Req>, charges: WeakMap<object, Charge>, releases: boolean): Claim<Req> | undefined {
   const { countOutcome, settle } = hooks;
-  if (countOutcome === undefined && settle === undefined) return undefined;
+  if (countOutcome === undefined && settle === undefined && !releases) return undefined;
   const warn = (error: unknown) =>
     process.emitWarning(`${owner}: countOutcome or settle failed after the response: ${String(error)}`, { type: 'RatekeeperWarning', code: 'RATEKEEPER_SETTLE_FAILED' });
   return function claim(req, decision) {
@@ -82,7 +92,7 @@ export function claimer<Req>(owner: string, hooks: AfterHooks<Req>, charges: Wea
     return function settleCharge(outcome) {
       if (settled) return;
       settled = true;
-      adjust(owner, charge, outcome, req, hooks).then(undefined, warn);
+      after(owner, charge, outcome, req, hooks).then(undefined, warn);
     };
   };
 }
@@ -92,8 +102,20 @@ export function watcher<Req>(claim: Claim<Req> | undefined): Watch<Req> | undefi
   if (claim === undefined) return undefined;
   return function watch(req, res, decision) {
     const settle = claim(req, decision);
-    if (settle !== undefined) res.once('close', () => settle(finished(res)));
+    if (settle === undefined) return;
+    if (res.closed === true) settle(finished(res));
+    else res.once('close', () => settle(finished(res)));
   };
+}
+
+/** after releases the charge's lease (when its limiter has one), then applies the hooks' verdict. */
+async function after<Req>(owner: string, charge: Charge, outcome: Finished, req: Req, hooks: AfterHooks<Req>): Promise<void> {
+  const release = charge.limiter.release;
+  if (release !== undefined) {
+    const released = release.call(charge.limiter, charge.key, charge.cost);
+    if (isThenable(released)) await released;
+  }
+  return adjust(owner, charge, outcome, req, hooks);
 }
 
 /** finished reads how `res` ended. */

@@ -21,7 +21,9 @@
  * `settle` adjust an admitted request's charge once its response is over (outcome.ts): the adapter
  * hands the raw response to `watch` (Node) or calls `claim` and
  * settles with the outcome itself (Web Responses); both are undefined (and nothing is recorded) when
- * both hooks are off.
+ * both hooks are off and no limiter holds leases. A limiter with `release` (a ConcurrencyLimiter, or a
+ * composite with one) gets every admitted request's lease released there, exactly once, when the
+ * response completes, fails or is aborted.
  * `shadow: true` decides, writes headers and reports, but never blocks. `mode: 'delay'` holds a request
  * over the limit until it fits, up to `maxDelayMs` (delay.ts), watching the socket the adapter names.
  * `watchProxy` gives the adapter the once-per-process trust-proxy check (proxy-check.ts).
@@ -106,12 +108,17 @@ export interface RateLimitPlan<Req> {
   writeHeaders<Res>(res: Res, set: HeaderSetter<Res>, decision: Decision): void;
   /** body is the default limited response for a denial, as precomputed bytes. */
   body(decision: Decision): LimitedBody;
-  /** watch settles an admitted request's charge when its Node response closes; undefined unless countOutcome or settle is given. */
+  /**
+   * watch settles an admitted request's charge when its Node response closes (releases its lease, runs
+   * countOutcome and settle); undefined unless countOutcome or settle is given or a limiter releases.
+   * Adapters hand it every admitted decision, as soon as they have it.
+   */
   readonly watch: Watch<Req> | undefined;
   /**
    * claim takes an admitted request's charge and returns the function that settles it with the
    * response's outcome (for responses that are not Node's: fetch, Hono); undefined unless
-   * countOutcome or settle is given.
+   * countOutcome or settle is given or a limiter releases. Its Settle releases the request's lease
+   * and runs the hooks, on its first call only.
    */
   readonly claim: Claim<Req> | undefined;
   /**
@@ -130,6 +137,7 @@ const KNOWN = new Set([
   'windowMs',
   'emissionIntervalMs',
   'burst',
+  'retryAfterMs',
   'name',
   'store',
   'clock',
@@ -179,15 +187,20 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
   const limiter = one?.limiter ?? (plans as Plans).limiters[0]!;
   const pick = plans === undefined ? () => limiter : plans.pick;
   const after = { countOutcome: optionalFunction(owner, 'countOutcome', o.countOutcome), settle: optionalFunction(owner, 'settle', o.settle) };
-  const charges = after.countOutcome === undefined && after.settle === undefined ? undefined : new WeakMap<object, Charge>();
   const all = plans?.limiters ?? [limiter];
+  const releases = all.some((l) => typeof l.release === 'function');
+  const charges = after.countOutcome === undefined && after.settle === undefined && !releases ? undefined : new WeakMap<object, Charge>();
   // Each limiter's own policies are checked here, once: per request, a decision naming one of them is
   // then one identity test (decision-check.ts), and the RateLimit-Policy values are header-safe.
   for (const [i, l] of all.entries()) {
     const bad = policiesProblem(l.policies);
     if (bad !== undefined) throw new TypeError(`${owner}: ${plans === undefined ? 'limiter' : `plans.${plans.names[i]}`} ${bad}`);
   }
-  const refundless = charges === undefined ? -1 : all.findIndex((l) => typeof l.refund !== 'function' || (l as { refundable?: boolean }).refundable === false);
+  if (after.countOutcome !== undefined || after.settle !== undefined) refuseLeaseAdjustments(owner, all, plans, after.settle !== undefined);
+  const refundless =
+    after.countOutcome === undefined && after.settle === undefined
+      ? -1
+      : all.findIndex((l) => typeof l.refund !== 'function' || (l as { refundable?: boolean }).refundable === false);
   if (refundless >= 0)
     throw new TypeError(`${owner}: countOutcome and settle need limiters with refund(); ${plans === undefined ? 'limiter' : `plans.${plans.names[refundless]}`} has none`);
   const delay = checkDelay(owner, o, shadow, all);
@@ -213,7 +226,7 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
     charges,
   };
 
-  const claim = charges === undefined ? undefined : claimer(owner, after, charges);
+  const claim = charges === undefined ? undefined : claimer(owner, after, charges, releases);
   return {
     limiter,
     limiters: all,
@@ -229,4 +242,19 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
     claim,
     watchProxy: (setting) => new ProxyWarning(owner, setting, watchesProxy),
   };
+}
+
+/**
+ * refuseLeaseAdjustments: a lease goes back by itself when the response ends, so countOutcome has
+ * nothing to give back on a limiter holding only leases, and settle's extra charge would take leases
+ * no one releases; both are refused at construction rather than silently double-released.
+ */
+function refuseLeaseAdjustments(owner: string, all: readonly RateLimiter[], plans: Plans | undefined, settles: boolean): void {
+  for (const [i, l] of all.entries()) {
+    if (typeof l.release !== 'function') continue;
+    const what = plans === undefined ? 'limiter' : `plans.${plans.names[i]}`;
+    if (settles) throw new TypeError(`${owner}: settle cannot charge extra on a limiter that holds leases; ${what} does`);
+    if (l.policies.every((p) => p.algorithm === 'concurrency'))
+      throw new TypeError(`${owner}: countOutcome has nothing to give back on ${what}: it holds only leases, which are released when the response ends`);
+  }
 }

@@ -139,7 +139,7 @@ describe('chooseLimiter refusals', () => {
     [{}, 'an object'],
   ])('refuses algorithm %o, naming it', (algorithm, shown) => {
     expect(() => choose({ algorithm })).toThrowError(
-      new TypeError(`rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'sliding-log' or 'gcra', got ${shown}`),
+      new TypeError(`rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'sliding-log', 'gcra' or 'concurrency', got ${shown}`),
     );
   });
 

@@ -24,11 +24,10 @@
  * step at a cost no policy can grant, which writes nothing).
  * With server time, TIME is read once per batch: every call in it decides at the same instant.
  */
-import type { AlgorithmName } from '@ratekeeper/core';
-import { STEPS, type Script, script } from './scripts.js';
+import { STEPS, type Script, script, type StepName } from './scripts.js';
 
 /** BATCHED lists the algorithms the batch script decides; their 1-based index is their code. */
-export const BATCHED: readonly AlgorithmName[] = Object.keys(STEPS) as AlgorithmName[];
+export const BATCHED: readonly StepName[] = Object.keys(STEPS) as StepName[];
 
 const BODY = (clientTime: boolean) => `
 local STEP = { ${BATCHED.map((a) => STEPS[a].name).join(', ')} }

@@ -11,8 +11,7 @@
  * only), the signed cost, then two parameters per member in key order. The reply is four values per member, or, when
  * all admit with the usual figures, one compact integer per member.
  */
-import type { AlgorithmName } from '@ratekeeper/core';
-import { STEPS, type Script, script } from './scripts.js';
+import { STEPS, type Script, script, type StepName } from './scripts.js';
 
 /** MAX_MEMBERS keeps a generated script well inside Lua's 200 locals per function. */
 export const MAX_MEMBERS = 16;
@@ -20,7 +19,7 @@ export const MAX_MEMBERS = 16;
 const cache = new Map<string, Script>();
 
 /** compositeScript is the script deciding members of `algorithms`, in that order, all or nothing. */
-export function compositeScript(algorithms: readonly AlgorithmName[], clientTime: boolean): Script {
+export function compositeScript(algorithms: readonly StepName[], clientTime: boolean): Script {
   const id = `${clientTime ? 'client' : 'server'} ${algorithms.join(' ')}`;
   let found = cache.get(id);
   if (found === undefined) {
@@ -30,7 +29,7 @@ export function compositeScript(algorithms: readonly AlgorithmName[], clientTime
   return found;
 }
 
-function generate(algorithms: readonly AlgorithmName[], clientTime: boolean): Script {
+function generate(algorithms: readonly StepName[], clientTime: boolean): Script {
   const members = algorithms.map((algorithm, index) => ({ i: index + 1, step: STEPS[algorithm] }));
   const steps = [...new Set(algorithms)].map((a) => STEPS[a].source).join('');
   const evaluate = members.map(

@@ -24,8 +24,7 @@
  * recorded since), it puts back each state before with the rest of its TTL (or deletes the key) and
  * each booking before, and answers 2; otherwise it changes nothing and answers 1.
  */
-import type { AlgorithmName } from '@ratekeeper/core';
-import { STEPS, type Script, script } from './scripts.js';
+import { STEPS, type Script, type StepName, script } from './scripts.js';
 
 const HEX = `
 local function hex(s)
@@ -130,16 +129,16 @@ return 2
 const cache = new Map<string, Script>();
 
 /** reserveScript books a request for members of `algorithms`, in that order (one for a single limiter). */
-export function reserveScript(algorithms: readonly AlgorithmName[], clientTime: boolean): Script {
+export function reserveScript(algorithms: readonly StepName[], clientTime: boolean): Script {
   return made('reserve', algorithms, clientTime, RESERVE_BODY);
 }
 
 /** cancelScript cancels a booking made by reserveScript for the same members. */
-export function cancelScript(algorithms: readonly AlgorithmName[], clientTime: boolean): Script {
+export function cancelScript(algorithms: readonly StepName[], clientTime: boolean): Script {
   return made('cancel', algorithms, clientTime, CANCEL_BODY);
 }
 
-function made(kind: string, algorithms: readonly AlgorithmName[], clientTime: boolean, body: string): Script {
+function made(kind: string, algorithms: readonly StepName[], clientTime: boolean, body: string): Script {
   const id = `${kind} ${clientTime ? 'client' : 'server'} ${algorithms.join(' ')}`;
   let found = cache.get(id);
   if (found === undefined) {

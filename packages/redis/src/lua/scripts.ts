@@ -24,7 +24,6 @@
  * tonumber, which reads JavaScript's shortest round-trip digits back to the same double.
  */
 import { createHash } from 'node:crypto';
-import type { AlgorithmName } from '@ratekeeper/core';
 import { FIXED_WINDOW_LUA } from './fixed-window.js';
 import { SLIDING_LOG_LUA } from './sliding-log.js';
 import { SLIDING_WINDOW_LUA } from './sliding-window.js';
@@ -122,20 +121,23 @@ export const STEPS = {
   'sliding-log': stepOf('sl', SLIDING_LOG_LUA),
 } as const;
 
+/** StepName is an algorithm with a Lua step: every one but the concurrency limit, whose leases have their own scripts (./concurrency.ts). */
+export type StepName = keyof typeof STEPS;
+
 /** singleScript is the script deciding one policy of `algorithm`. */
-export function singleScript(algorithm: AlgorithmName, clientTime: boolean): Script {
+export function singleScript(algorithm: StepName, clientTime: boolean): Script {
   const step = STEPS[algorithm];
   return script(clientTime, step.source, SINGLE_BODY.replace('STEP', step.name));
 }
 
 /** refundScript is the script giving cost back to one policy of `algorithm`. */
-export function refundScript(algorithm: AlgorithmName, clientTime: boolean): Script {
+export function refundScript(algorithm: StepName, clientTime: boolean): Script {
   const step = STEPS[algorithm];
   return script(clientTime, step.withRefund, REFUND_BODY.replace('STEP', step.name));
 }
 
 /** banScript is the script deciding one policy of `algorithm` behind a ban. */
-export function banScript(algorithm: AlgorithmName, clientTime: boolean): Script {
+export function banScript(algorithm: StepName, clientTime: boolean): Script {
   const step = STEPS[algorithm];
   return script(clientTime, step.source, BAN_BODY.replace('STEP', step.name));
 }

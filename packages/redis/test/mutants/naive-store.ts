@@ -8,7 +8,7 @@ import type { Algorithm, Decision, Policy, Store, StoreBinding } from '@ratekeep
 import { scriptParams } from '../../src/binding.js';
 import { decodeOne } from '../../src/decisions.js';
 import { storageKey } from '../../src/keys.js';
-import { singleScript } from '../../src/lua/scripts.js';
+import { type StepName, singleScript } from '../../src/lua/scripts.js';
 
 interface CallClient {
   call(command: string, ...args: string[]): Promise<unknown>;
@@ -25,7 +25,7 @@ export class NaiveStore implements Store<'async'> {
   }
 
   bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): StoreBinding<'async'> {
-    const script = singleScript(algorithm.name, false);
+    const script = singleScript(algorithm.name as StepName, false);
     const params = scriptParams(policy);
     const decide = async (key: string, cost: number, commit: boolean): Promise<Decision> => {
       const args = ['1', storageKey(this.#prefix, policy.name, key), String(commit ? cost : -cost), ...params, String(Number.MAX_SAFE_INTEGER)];
