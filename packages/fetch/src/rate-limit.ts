@@ -25,6 +25,12 @@
  * is not counted: the check answers an empty 499 (nginx's "client closed request", for the logs;
  * nobody receives it) and the handler does not run.
  *
+ * In delay mode (`mode: 'delay'`, core's http/delay.ts) the check's promise settles when the held
+ * request may go. The Request's `signal` stands in for the client's connection (signal-socket.ts):
+ * when it aborts during the wait, the booking is cancelled at once and the check answers the empty
+ * 499. On a runtime that never aborts it (workerd without its request-signal flag), the wait runs to
+ * its bound and the booking stays.
+ *
  * `countOutcome` and `settle` (core's outcome.ts) act once the response is over: `headers` (and so
  * `wrap`) or `finish` hand the application's Response to onFinished, which settles the charge when
  * the runtime has read its body to the end or cancelled it. A handler that throws inside `wrap` is
@@ -34,6 +40,7 @@
 import { type Decision, LimitedBodies, type RateLimitOptions, describeValue, prepareRateLimit } from '@ratekeeper/core';
 import { onFinished } from './on-finished.js';
 import { withHeaders } from './response.js';
+import { signalSocket } from './signal-socket.js';
 
 const OWNER = 'rateLimit';
 
@@ -85,13 +92,14 @@ const onHeaders = (headers: Headers, name: string, value: string, append: boolea
 /**
  * rateLimit validates `options` at once and returns the check. `raw` is for adapters built on this one
  * whose request object is not the Request (Hono's Context): it finds the Request, whose `signal` tells
- * a client gone during an async lookup. Default: the request itself.
+ * a client gone during an async lookup or a delay-mode wait. Default: the request itself.
  */
 export function rateLimit<Req extends object = Request>(options?: FetchRateLimitOptions<Req>, raw?: (request: Req) => Request): FetchRateLimit<Req> {
   if (raw !== undefined && typeof raw !== 'function') throw new TypeError(`${OWNER}: raw must be a function, got ${describeValue(raw)}`);
   const requestOf = raw ?? ((request: Req) => request as unknown as Request);
   const gone = (request: Req): boolean => requestOf(request).signal?.aborted === true;
-  const plan = prepareRateLimit<Req>(OWNER, options, ['handler'], { gone });
+  const socket = (request: Req) => signalSocket(requestOf(request).signal);
+  const plan = prepareRateLimit<Req>(OWNER, options, ['handler'], { gone, socket });
   const claim = plan.claim;
   const bodies = new LimitedBodies(plan.limiter.policies);
   const handler = options?.handler;

@@ -10,7 +10,8 @@
  * (its socket closes; the adapter says how to find the socket), the booking is cancelled at once (its
  * units come back: nothing is counted) and the request resolves to null, which the adapter answers
  * with nothing. An adapter that cannot watch the connection (none given to prepareRateLimit) refuses
- * delay mode at construction rather than hold waits nobody can release. A store that cannot book refuses the request with its 'closed' decision (503), never
+ * delay mode at construction rather than hold waits nobody can release (the Web-standard adapters hand
+ * the Request's signal, which the runtime aborts when the client disconnects). A store that cannot book refuses the request with its 'closed' decision (503), never
  * an admission nobody could count (reserve.ts explains why no fallback).
  *
  * The bound defaults to one second because a held request holds a connection: under a flood, each key

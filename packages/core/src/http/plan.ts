@@ -205,7 +205,7 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
     throw new TypeError(`${owner}: countOutcome and settle need limiters with refund(); ${plans === undefined ? 'limiter' : `plans.${plans.names[refundless]}`} has none`);
   const delay = checkDelay(owner, o, shadow, all);
   if (delay !== undefined && adapter.socket === undefined)
-    throw new TypeError(`${owner}: mode 'delay' needs an adapter that watches the client's connection (Express, Fastify, Koa)`);
+    throw new TypeError(`${owner}: mode 'delay' needs an adapter that watches the client's connection (Express, Fastify, Koa, fetch, Hono)`);
   const allowList = o.allowList === undefined ? undefined : new IpList(o.allowList, owner, 'allowList');
   const denyList = o.denyList === undefined ? undefined : new IpList(o.denyList, owner, 'denyList');
   const hooks = {

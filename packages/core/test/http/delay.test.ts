@@ -69,7 +69,7 @@ describe("mode: 'delay' options", () => {
     const foreign = { mode: 'sync', policies: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 }).policies, consume: () => undefined };
     expect(() => ok({ mode: 'delay', limiter: foreign })).toThrowError(/mode 'delay' needs core limiters/);
     expect(() => prepareRateLimit('rateLimit', { mode: 'delay' }, [], { gone: adapter.gone })).toThrowError(
-      new TypeError("rateLimit: mode 'delay' needs an adapter that watches the client's connection (Express, Fastify, Koa)"),
+      new TypeError("rateLimit: mode 'delay' needs an adapter that watches the client's connection (Express, Fastify, Koa, fetch, Hono)"),
     );
   });
 });
