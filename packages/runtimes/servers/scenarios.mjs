@@ -8,9 +8,13 @@
 //   GET /f/<scenario>/<id>            @ratekeeper/fetch around a handler answering {"ip": ...}
 //   GET /h/<scenario>/<id>            @ratekeeper/hono in a Hono app answering {"ip", "remaining"}
 //   ...?status=N / ?bytes=N / ?stream  the route answers that status, N bytes, or one chunk then stalls
-//   ...?state / ?release               the outcome scenarios (outcome, settle, aborted, gone): their record
-//                                      (outcomes seen, lookups waiting, aborts, route runs, key k's
-//                                      remaining) and, for gone, releasing the held key lookups
+//   ...?state / ?release               the outcome scenarios (outcome, settle, aborted, gone, delay,
+//                                      delay-deaf): their record (outcomes seen, lookups waiting or done,
+//                                      aborts, route runs, key k's remaining and whether it would admit
+//                                      one more now) and, for gone, releasing the held key lookups
+//
+// delay is mode 'delay' (a bucket of 1 a second, held up to 1000 ms); delay-deaf the same on a fetch
+// check handed a signal that never calls its listeners (a mutant: the wait of a client gone stays).
 //
 // The address: the runtime's own (`ip` passed in for fetch, `getConnInfo` for Hono), except in the
 // scenarios named header-ip*, which read x-test-ip as a user behind a trusted proxy would read its
@@ -37,7 +41,7 @@ const fromHeader = (readHeader) => ({ ip: readHeader });
 /** record is an outcome scenario's state, read by the test through `?state`. */
 function record(limiter) {
   const held = [];
-  const state = { outcomes: [], waiting: 0, aborted: 0, ran: 0 };
+  const state = { outcomes: [], waiting: 0, keyed: 0, aborted: 0, ran: 0 };
   return {
     state,
     limiter,
@@ -51,11 +55,21 @@ function record(limiter) {
         state.waiting++;
         held.push(() => resolve('k'));
       }),
+    /** watch keys the request 'k' at once, noting the lookup and when its signal aborts. */
+    watch: (r) => {
+      const request = r instanceof Request ? r : r.req.raw;
+      request.signal.addEventListener('abort', () => state.aborted++);
+      state.keyed++;
+      return 'k';
+    },
     release: () => {
       state.waiting = 0;
       for (const go of held.splice(0)) go();
     },
-    report: () => Response.json({ ...state, remaining: limiter.peek('k').remaining }),
+    report: () => {
+      const now = limiter.peek('k');
+      return Response.json({ ...state, remaining: now.remaining, allowed: now.allowed });
+    },
   };
 }
 
@@ -67,6 +81,22 @@ function outcomeScenario(name, clock) {
   if (name === 'settle') return { limiter: r.limiter, key, settle: (o) => r.seen(o, Math.ceil((o.contentLength ?? 0) / 100)), record: r };
   if (name === 'aborted') return { limiter: r.limiter, key, countOutcome: (o) => r.seen(o, !o.aborted), record: r };
   return { limiter: r.limiter, key, record: r };
+}
+
+/** deaf is a signal that tells whether `signal` aborted but never calls a listener (the delay-deaf mutant). */
+const deaf = (signal) => ({
+  get aborted() {
+    return signal.aborted;
+  },
+  addEventListener: () => {},
+  removeEventListener: () => {},
+});
+
+/** delayScenario: mode 'delay' on a bucket of 1 a second, held up to 1000 ms; `mutant` hands the fetch check a deaf signal. */
+function delayScenario(clock, mutant) {
+  const r = record(new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, name: 'b', clock }));
+  const raw = mutant ? (request) => ({ signal: deaf(request.signal) }) : undefined;
+  return { limiter: r.limiter, key: r.watch, mode: 'delay', maxDelayMs: 1000, record: r, raw };
 }
 
 /** answer is the route's Response: `?status=N`, `?bytes=N`, `?stream` (one chunk, then nothing until cancelled), else `json`. */
@@ -109,6 +139,9 @@ function options(name, clock, extra) {
     case 'aborted':
     case 'gone':
       return outcomeScenario(name, clock);
+    case 'delay':
+    case 'delay-deaf':
+      return delayScenario(clock, name === 'delay-deaf');
     default:
       if (extra?.[name] !== undefined) return extra[name](clock);
       return undefined;
@@ -128,10 +161,10 @@ export function scenarios({ getConnInfo, extra } = {}) {
     if (made.has(key)) return made.get(key);
     const o = options(name, clock, extra);
     if (o === undefined) return undefined;
-    const { header, record, ...rest } = o;
+    const { header, record, raw, ...rest } = o;
     let handler;
     if (flavor === 'f') {
-      const limit = fetchRateLimit(rest);
+      const limit = fetchRateLimit(rest, raw);
       handler = async (request, ip) => {
         const address = header ? (request.headers.get('x-test-ip') ?? undefined) : ip;
         const limited = await limit(request, { ip: address });

@@ -140,7 +140,7 @@ export function runtimeSuite(
         }
       });
 
-      if (outcomes !== 'none') outcomeTests(path, get, outcomes === 'all');
+      if (outcomes !== 'none') outcomeTests(path, get, outcomes === 'all', { advance, mutant: flavor === 'f' });
 
       if (redis) {
         it('counts in a real Redis through ioredis with the same exact figures', async () => {
@@ -167,13 +167,20 @@ export function runtimeSuite(
 interface Record_ {
   readonly outcomes: { status: number; aborted: boolean; contentLength?: number }[];
   readonly waiting: number;
+  readonly keyed: number;
   readonly aborted: number;
   readonly ran: number;
   readonly remaining: number;
+  readonly allowed: boolean;
 }
 
 /** outcomeTests: countOutcome, settle, an aborted stream and a gone client, read back through `?state`. */
-function outcomeTests(path: (scenario: string) => string, get: (target: string) => Promise<Response>, held: boolean): void {
+function outcomeTests(
+  path: (scenario: string) => string,
+  get: (target: string) => Promise<Response>,
+  held: boolean,
+  { advance, mutant }: { advance: (ms: number) => Promise<void>; mutant: boolean },
+): void {
   const state = async (target: string): Promise<Record_> => (await fetch(`${target}?state`)).json() as Promise<Record_>;
   /** until asks the server for its record until `done` holds (each ask is a request: no sleeping). */
   const until = async (target: string, done: (r: Record_) => boolean): Promise<Record_> => {
@@ -246,4 +253,34 @@ function outcomeTests(path: (scenario: string) => string, get: (target: string) 
     const r = await state(target);
     expect([r.ran, r.remaining]).toEqual([1, 5 - 1 - 1]);
   });
+
+  /**
+   * heldThenGone spends the bucket, holds a second request (delay mode), lets its client go, moves the
+   * clock to the instant it would have gone, and answers [route runs, whether key k admits one more
+   * then]: [1, true] when the booking was cancelled (the unit refilled is free), [1, false] when it
+   * stayed (the booking took it).
+   */
+  const heldThenGone = async (target: string): Promise<[number, boolean]> => {
+    expect((await get(target)).status).toBe(200);
+    const client = new AbortController();
+    const gone = fetch(target, { signal: client.signal }).catch(() => 'aborted');
+    // The key is looked up at once and the booking made in the same turn: a second lookup means a held request.
+    // Deno also aborts a request's signal once its response is over: count the aborts from here.
+    const { aborted } = await until(target, (s) => s.keyed === 2);
+    client.abort();
+    expect(await gone).toBe('aborted');
+    await until(target, (s) => s.aborted === aborted + 1);
+    await advance(1000);
+    const r = await state(target);
+    return [r.ran, r.allowed];
+  };
+
+  it('delay mode: releases the wait of a client that went away (its signal aborted): the booking cancelled, the route not run', async () => {
+    expect(await heldThenGone(path('delay'))).toEqual([1, true]);
+  });
+
+  if (mutant)
+    it('the check catches a check that never hears the signal abort, so keeps the booking (mutant)', async () => {
+      expect(await heldThenGone(path('delay-deaf'))).toEqual([1, false]);
+    });
 }
