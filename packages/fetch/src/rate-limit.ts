@@ -37,7 +37,7 @@
  * settled as a 500. An admitted request whose Response never reaches `headers`/`finish` stays charged
  * as it was decided. Without either option nothing is wrapped.
  */
-import { type Decision, LimitedBodies, type RateLimitOptions, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { type Decision, LimitedBodies, type RateLimitOptions, type Settle, describeValue, prepareRateLimit } from '@ratekeeper/core';
 import { onFinished } from './on-finished.js';
 import { withHeaders } from './response.js';
 import { signalSocket } from './signal-socket.js';
@@ -108,6 +108,21 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
   }
   // Admitted (and shadow-mode) decisions, until the application's response is built.
   const decided = new WeakMap<Req, Decision>();
+  // Admitted requests' settles, claimed at admission (only when the plan settles anything), until the
+  // application's Response is handed over: a client gone before that settles at once, as aborted.
+  const pending = new WeakMap<Req, { readonly settle: Settle; readonly forget: () => void }>();
+
+  /** hold claims an admitted request's settle and settles it, aborted, if its client goes away first. */
+  const hold = (request: Req, decision: Decision): void => {
+    const settle = claim!(request, decision);
+    if (settle === undefined) return;
+    const signal = requestOf(request).signal;
+    if (signal === undefined || signal === null) return void pending.set(request, { settle, forget: () => {} });
+    // Node's 'close' without 'finish': no status was sent, the status reads 200 as Node's does.
+    const gone = () => (pending.delete(request), settle({ status: 200, aborted: true, contentLength: undefined }));
+    signal.addEventListener('abort', gone, { once: true });
+    pending.set(request, { settle, forget: () => signal.removeEventListener('abort', gone) });
+  };
 
   const answer = async (request: Req, decision: Decision): Promise<Response> => {
     if (handler !== undefined) return withHeaders(await handler(request, decision), (h) => plan.writeHeaders(h, onHeaders, decision));
@@ -128,13 +143,16 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
     if (decision === null) return new Response(null, { status: 499 });
     if (plan.blocks(decision)) return answer(request, decision);
     decided.set(request, decision);
+    if (claim !== undefined) hold(request, decision);
     return undefined;
   };
 
   const finish = (request: Req, response: Response): Response => {
-    const decision = claim === undefined ? undefined : decided.get(request);
-    const settle = decision === undefined ? undefined : claim!(request, decision);
-    return settle === undefined ? response : onFinished(response, settle, requestOf(request));
+    const held = pending.get(request);
+    if (held === undefined) return response;
+    pending.delete(request);
+    held.forget();
+    return onFinished(response, held.settle, requestOf(request));
   };
 
   const headers = (request: Req, response: Response): Response => {

@@ -24,9 +24,16 @@ export const view = (request: Request): RequestView => {
   return { header: (name) => request.headers.get(name) ?? undefined, query: (name) => url.searchParams.get(name) ?? undefined, path: url.pathname };
 };
 
-/** route is the contract's GET /: 'ok', or with `?status=N` that status, with `?bytes=N` a body of N bytes (no Content-Length header: the runtime's count). */
-export const route = (request: Request): Response => {
+/**
+ * route is the contract's GET /: 'ok', or with `?status=N` that status, with `?bytes=N` a body of N
+ * bytes (no Content-Length header: the runtime's count); with `?throw=1` it throws (the driver answers
+ * 500), with `?hold=1` it works until the client goes away (its request's signal aborts), as a handler
+ * that watches `request.signal` does, and only then answers.
+ */
+export const route = (request: Request): Response | Promise<Response> => {
   const query = new URL(request.url).searchParams;
+  if (query.has('throw')) throw new Error('the route failed');
+  if (query.has('hold')) return new Promise((answer) => request.signal.addEventListener('abort', () => answer(new Response('late')), { once: true }));
   const bytes = query.get('bytes');
   return new Response(bytes === null ? 'ok' : 'x'.repeat(Number(bytes)), { status: Number(query.get('status') ?? 200) });
 };
@@ -93,10 +100,12 @@ export const driver: Driver<Factory> = {
         ran++;
         ips.push(ip);
         decisions.push(limit.decision(request));
-        return limit.headers(request, route(request));
+        return limit.headers(request, await route(request));
       } catch (error) {
         errors.push(error);
-        return internalError();
+        // As the README's check-style example does: the 500 goes through finish, so an admitted
+        // request's charge (and lease) is settled even when its handler threw.
+        return limit.finish(request, internalError());
       }
     });
     return { ...served, errors, ips, decisions, ran: () => ran };

@@ -56,10 +56,38 @@ export function translate(options: ContractOptions, proxy?: unknown): HonoRateLi
   };
 }
 
-/** route is the contract's GET /: 'ok', or with `?status=N` that status, with `?bytes=N` a body of N bytes (no Content-Length header). */
-export const route = (c: Context): Response => {
+const CHUNK = new Uint8Array(65_536).fill(120); // 'x'
+
+/**
+ * chunked streams `bytes` bytes of 'x' in 64 KiB chunks, one per pull: the runtime reads it as the
+ * socket drains, so a body larger than the socket buffers cannot be read to its end by a client
+ * that stopped reading (a single 32 MB string would be handed to Node's buffer at once, and its
+ * Response read to the end before the client has any of it).
+ */
+function chunked(bytes: number): ReadableStream<Uint8Array> {
+  let left = bytes;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const n = Math.min(left, CHUNK.byteLength);
+      left -= n;
+      if (n > 0) controller.enqueue(CHUNK.slice(0, n));
+      if (left === 0) controller.close();
+    },
+  });
+}
+
+/**
+ * route is the contract's GET /: 'ok', or with `?status=N` that status, with `?bytes=N` a body of N
+ * bytes (no Content-Length header); with `?throw=1` it throws (app.onError answers 500), with
+ * `?hold=1` it works until the client goes away (the request's signal aborts) and only then answers.
+ */
+export const route = (c: Context): Response | Promise<Response> => {
+  if (c.req.query('throw') !== undefined) throw new Error('the route failed');
+  const signal = c.req.raw.signal;
+  if (c.req.query('hold') !== undefined) return new Promise((answer) => signal.addEventListener('abort', () => answer(c.text('late')), { once: true }));
   const bytes = c.req.query('bytes');
-  return c.body(bytes === undefined ? 'ok' : 'x'.repeat(Number(bytes)), Number(c.req.query('status') ?? 200) as 200);
+  const status = Number(c.req.query('status') ?? 200) as 200;
+  return bytes === undefined ? c.body('ok', status) : c.body(chunked(Number(bytes)), status);
 };
 
 /** serve listens with a Hono app on loopback, closed after the test. */
