@@ -117,7 +117,7 @@ export async function run(args) {
     );
     console.log('A cluster of many distinct keys batches per slot (per key), so plan it on the `batch: false` row; a single primary (or a few hot keys) gets the batched row.');
     console.log(
-      `A key is hot when each app-server process spends a lease of k=${units} within its ttlMs (${DEFAULT_LEASE_TTL_MS} ms): at least ${grouped(hotLimit)} decisions/s per process on that key; a colder key costs a take and a return instead of one call (the cold-keys row), so lease only the hot keys' limiter. Lease mode saves ${fixed(single.roundTrips - cost(labels.hot).roundTrips, 3)} round trips per decision on a hot key; across N processes it under-admits at most N·k units per hot key (N·${units}).`,
+      `A key is hot when each app-server process spends a lease of k=${units} within its ttlMs (${DEFAULT_LEASE_TTL_MS} ms): at least ${grouped(hotLimit)} decisions/s per process on that key; a colder key costs a take and a return instead of one call (the cold-keys row), so lease only the hot keys' limiter. On a hot key a lease saves ${fixed(single.roundTrips - cost(labels.hot).roundTrips, 3)} round trips per decision against one call each (${fixed(cost(labels.batched).roundTrips - cost(labels.hot).roundTrips, 3)} against the batched row); across N processes it under-admits at most N·k units per hot key (N·${units}).`,
     );
   } finally {
     client.disconnect();
