@@ -18,3 +18,11 @@ export function intFlag(parsed, name, fallback) {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`--${name} must be a positive integer, got ${parsed[name]}`);
   return value;
 }
+
+/** fractionFlag reads a number flag from 0 to 1 (0 excluded unless `zero`), with a default; a bad value throws naming the flag. */
+export function fractionFlag(parsed, name, fallback, { zero }) {
+  if (parsed[name] === undefined) return fallback;
+  const value = Number(parsed[name]);
+  if (!(value <= 1 && (value > 0 || (zero && value === 0)))) throw new RangeError(`--${name} must be a number ${zero ? 'from 0' : 'above 0 up'} to 1, got ${parsed[name]}`);
+  return value;
+}

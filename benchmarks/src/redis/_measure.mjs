@@ -49,20 +49,25 @@ export async function redisCpuUs(client) {
 }
 
 /**
- * measureAll runs `rounds` interleaved rounds over `contenders` ([label, decide]) and answers, per
- * label, { seqMedianUs, seqP99Us, perSecond: number[], cpuUsPerDecision, clientCpuUsPerDecision } (CPU
- * time, not wall time: the process's own from process.cpuUsage, Redis's from INFO CPU).
+ * measureAll runs `rounds` interleaved rounds over `contenders` ([label, decide, roundTrips?]) and
+ * answers, per label, { seqMedianUs, seqP99Us, perSecond: number[], cpuUsPerDecision,
+ * clientCpuUsPerDecision, roundTripsPerDecision } (CPU time, not wall time: the process's own from
+ * process.cpuUsage, Redis's from INFO CPU). `roundTrips()`, when given, reads a count of the calls the
+ * contender sent to Redis so far; its growth over the throughput phase per decision is
+ * roundTripsPerDecision (NaN without it).
  */
 export async function measureAll(client, contenders, { rounds, ms, inFlight, sequentialCalls }) {
-  const results = new Map(contenders.map(([label]) => [label, { seq: [], perSecond: [], cpu: [], clientCpu: [] }]));
+  const results = new Map(contenders.map(([label]) => [label, { seq: [], perSecond: [], cpu: [], clientCpu: [], trips: [] }]));
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < contenders.length; i++) {
-      const [label, decide] = contenders[(i + round) % contenders.length];
+      const [label, decide, roundTrips] = contenders[(i + round) % contenders.length];
       const r = results.get(label);
       r.seq.push(...(await sequential(decide, sequentialCalls, label)));
       const cpuBefore = await redisCpuUs(client);
+      const tripsBefore = roundTrips?.() ?? Number.NaN;
       const { perSecond, decisions, clientCpuUs } = await throughput(decide, inFlight, ms, label);
       r.cpu.push(((await redisCpuUs(client)) - cpuBefore) / decisions);
+      r.trips.push(((roundTrips?.() ?? Number.NaN) - tripsBefore) / decisions);
       r.clientCpu.push(clientCpuUs / decisions);
       r.perSecond.push(perSecond);
     }
@@ -70,7 +75,14 @@ export async function measureAll(client, contenders, { rounds, ms, inFlight, seq
   return new Map(
     [...results].map(([label, r]) => [
       label,
-      { seqMedianUs: median(r.seq), seqP99Us: quantile(r.seq, 0.99), perSecond: r.perSecond, cpuUsPerDecision: median(r.cpu), clientCpuUsPerDecision: median(r.clientCpu) },
+      {
+        seqMedianUs: median(r.seq),
+        seqP99Us: quantile(r.seq, 0.99),
+        perSecond: r.perSecond,
+        cpuUsPerDecision: median(r.cpu),
+        clientCpuUsPerDecision: median(r.clientCpu),
+        roundTripsPerDecision: median(r.trips),
+      },
     ]),
   );
 }
