@@ -34,6 +34,7 @@ const VALUES = [
   'PROXY_WARNING_CODES',
   'ProxyWarning',
   'RateLimiterError',
+  'SHORTHAND',
   'SlidingLogLimiter',
   'SlidingWindowLimiter',
   'TokenBucketLimiter',

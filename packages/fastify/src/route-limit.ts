@@ -17,30 +17,15 @@
  *
  * Errors name the route and the option, with the class core chose (TypeError / RangeError).
  */
-import { type ProxySetting, type ProxyWarning, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { type ProxySetting, type ProxyWarning, type RateLimitPlan, SHORTHAND, describeValue, prepareRateLimit } from '@ratekeeper/core';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyRateLimitOptions, RateLimitHandler, RouteRateLimitOptions } from './options.js';
 
 export const OWNER = 'rateLimit';
 const EXTRA = ['handler', 'global'] as const;
-const LIMITER_OPTIONS = [
-  'limiter',
-  'algorithm',
-  'capacity',
-  'refillPerSecond',
-  'limit',
-  'windowMs',
-  'emissionIntervalMs',
-  'burst',
-  'retryAfterMs',
-  'name',
-  'store',
-  'clock',
-  'plans',
-  'plan',
-] as const;
+const LIMITER_OPTIONS = ['limiter', ...SHORTHAND, 'plans', 'plan'] as const;
 /** The registration's shorthand options a shorthand route starts from (all but the policy name). */
-const SHORTHAND_CARRIED = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'emissionIntervalMs', 'burst', 'retryAfterMs', 'store', 'clock'] as const;
+const SHORTHAND_CARRIED = SHORTHAND.filter((k) => k !== 'name');
 
 export interface RouteLimit {
   readonly plan: RateLimitPlan<FastifyRequest>;

@@ -2,7 +2,7 @@ export { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './ip.js';
 export { IpList } from './ip-list.js';
 export { type HeaderSetter, type HeaderStyle, limitField, policyField, retryAfterSeconds, seconds, writeHeaders } from './headers.js';
 export { type LimitedResponse, PROBLEM_CONTENT_TYPE, limitedResponse } from './problem.js';
-export { type AlgorithmShorthand, type LimiterChoice, chooseLimiter } from './shorthand.js';
+export { type AlgorithmShorthand, type LimiterChoice, SHORTHAND, chooseLimiter } from './shorthand.js';
 export { type Adapter as RateLimitAdapter, type RateLimitOptions, type RateLimitPlan, prepareRateLimit } from './plan.js';
 export type { Outcome } from './decide.js';
 export { MissingIpError, RateLimiterError } from './errors.js';

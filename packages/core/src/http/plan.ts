@@ -42,7 +42,7 @@ import type { LimitedBody } from './limited-bodies.js';
 import { type Charge, type Claim, type Finished, type Watch, claimer, watcher } from './outcome.js';
 import { type Plans, limited, preparePlans } from './plans.js';
 import { ProxyWarning, type ProxySetting } from './proxy-check.js';
-import { type LimiterChoice, chooseLimiter } from './shorthand.js';
+import { type LimiterChoice, SHORTHAND, chooseLimiter } from './shorthand.js';
 
 export interface RateLimitOptions<Req> extends LimiterChoice, DelayOptions {
   /** The key to count the request under (default: the client IP as the framework resolved it); may be async. */
@@ -130,17 +130,7 @@ export interface RateLimitPlan<Req> {
 
 const KNOWN = new Set([
   'limiter',
-  'algorithm',
-  'capacity',
-  'refillPerSecond',
-  'limit',
-  'windowMs',
-  'emissionIntervalMs',
-  'burst',
-  'retryAfterMs',
-  'name',
-  'store',
-  'clock',
+  ...SHORTHAND,
   'key',
   'cost',
   'skip',
