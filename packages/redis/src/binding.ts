@@ -117,13 +117,16 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     return this.#run(key, now, cost, true, (ended) => allowedOf(ended) ?? this.#failed('allow', ended, key, now, cost, true).allowed);
   }
 
-  /** reset clears the key in Redis and in the fallback; a failure is reported and otherwise ignored. */
+  /**
+   * reset clears the key in Redis (its state and its latest booking, ./reserve.ts: the same hash tag)
+   * and in the fallback; a failure is reported and otherwise ignored.
+   */
   reset(key: string): Promise<void> {
     this.fallback.reset(key);
     this.backend.denyCache?.forget(this.keyOf(key));
     this.backend.batcher?.flush();
     const redisKey = this.keyOf(key);
-    return this.backend.remote.command(['DEL', redisKey], redisKey, (ended) => {
+    return this.backend.remote.command(['DEL', redisKey, `${redisKey}:r`], redisKey, (ended) => {
       if (ended instanceof Failure) this.backend.report(info('reset', this.policy.name, ended));
     });
   }

@@ -191,6 +191,26 @@ describeRedis('a refused or cancelled reservation leaves no trace on Redis', () 
     expect((await reserve(limiter, key)).delayMs).toBe(1000); // every unit is still spent
   });
 
+  it('reset drops the bookings with the state: the next reservation is served at once, as on an empty key', async () => {
+    const store = stores.get('ioredis') as RedisStore;
+    const clock = new ManualClock(T0);
+    const bucket = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 1, clock, store, name: 'reset-b' });
+    const log = makeLimiter<'async'>({ algorithm: 'sliding-log', limit: 1, windowMs: 10_000 }, store, clock, 'reset-l');
+    const both = new CompositeLimiter([bucket, log]);
+    const key = `reset${run++}`;
+    await reserve(bucket, key);
+    expect((await reserve(bucket, key)).delayMs).toBe(1000);
+    expect((await reserve(bucket, key)).delayMs).toBe(2000);
+    await bucket.reset(key);
+    expect(await redis.exists(`${storageKey('rk:', 'reset-b', key)}:r`)).toBe(0);
+    expect((await reserve(bucket, key)).delayMs).toBe(0);
+    const other = `reset${run++}`;
+    await reserve(both, other);
+    expect((await reserve(both, other)).delayMs).toBe(10_000);
+    await both.reset(other);
+    expect((await reserve(both, other)).delayMs).toBe(0);
+  });
+
   it('fails a cost above capacity at once: wait rejects "never" and no key is written', async () => {
     const store = stores.get('ioredis') as RedisStore;
     const limiter = new TokenBucketLimiter<'async'>({ capacity: 3, refillPerSecond: 1, clock: new ManualClock(T0), store, name: 'too-big' });
