@@ -94,6 +94,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     const redisKey = this.keyOf(key);
     const cached = cache.answer(redisKey, cost, sentAt);
     if (cached !== undefined) return Promise.resolve(cached);
+    const stamp = cache.stamp();
     return this.#run(
       key,
       now,
@@ -102,7 +103,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
       (ended) => {
         const decision = decodeOne(ended, this.policy);
         if (decision === undefined) return this.#failed('consume', ended, key, now, cost, true);
-        cache.remember(redisKey, cost, sentAt, clientTime ? now : performance.now(), decision);
+        cache.remember(redisKey, cost, sentAt, clientTime ? now : performance.now(), decision, stamp);
         return decision;
       },
       redisKey,

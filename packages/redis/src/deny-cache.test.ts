@@ -20,6 +20,13 @@ class AnyCostCache extends DenyCache {
   }
 }
 
+/** MUTANT: remembers every denial, as when a forget dropped only what was already remembered. */
+class StamplessCache extends DenyCache {
+  override remember(key: string, cost: number, sentAt: number, arrivedAt: number, decision: Decision): void {
+    super.remember(key, cost, sentAt, arrivedAt, decision);
+  }
+}
+
 const limiters = {
   'token-bucket': (clock: ManualClock) => new TokenBucketLimiter({ capacity: 5, refillPerSecond: 2, clock }),
   'sliding-window': (clock: ManualClock) => new SlidingWindowLimiter({ limit: 5, windowMs: 1000, clock }),
@@ -95,5 +102,29 @@ describe('DenyCache', () => {
     cache.remember('b', 9, 0, 0, limiter.consume('b', 9));
     cache.remember('c', 1, 0, 0, { ...limiter.consume('a'), failure: 'fallback' });
     expect(cache.size).toBe(0);
+  });
+
+  /** voidsLateDenials: a denial sent before a forget of its key is not remembered, also past the forgets kept. */
+  function voidsLateDenials(cache: DenyCache): boolean {
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock: new ManualClock(0) });
+    limiter.consume('a');
+    const denial = limiter.consume('a');
+    const before = cache.stamp();
+    cache.forget('a');
+    cache.remember('a', 1, 0, 0, denial, before);
+    cache.remember('b', 1, 0, 0, denial, before); // a forget of a says nothing of b
+    if (cache.answer('a', 1, 0) !== undefined || cache.size !== 1) return false;
+    const early = cache.stamp();
+    cache.forget('c');
+    cache.forget('d'); // no room for d's forget: the forgets kept are dropped, every call sent before is void
+    cache.remember('a', 1, 0, 0, denial, early);
+    if (cache.answer('a', 1, 0) !== undefined) return false;
+    cache.remember('a', 1, 0, 0, denial, cache.stamp());
+    return cache.answer('a', 1, 0)?.allowed === false;
+  }
+
+  it('does not remember a denial sent before a forget of its key, also once the forgets were too many to keep', () => {
+    expect(voidsLateDenials(new DenyCache(2))).toBe(true);
+    expect(voidsLateDenials(new StamplessCache(2))).toBe(false);
   });
 });

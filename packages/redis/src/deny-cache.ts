@@ -9,7 +9,9 @@
  * would be denied by Redis too, unless something gives units back in the meantime. So in one process
  * the cache changes no decision, only skips round trips: another cost still goes to Redis (a larger one
  * waits longer than R, a smaller one may fit), an admission of the key drops its entry (its wait grew),
- * and so do this process's `reset` and refund of the key. Across processes it changes one
+ * and so do this process's `reset` and refund of the key, also when the denial's reply comes after
+ * them (a `stamp` taken at the send: a denial sent before a forget of its key is not remembered; the
+ * forgets are kept per key, at most `maxEntries`, then all at once as a floor). Across processes it changes one
  * thing: a `reset` or refund made by another process is seen here only after T (at most the Retry-After
  * that was already sent to the client).
  *
@@ -40,6 +42,10 @@ export class DenyCache {
   readonly #entries = new Map<string, Entry>();
   readonly #max: number;
   #sinceSweep = 0;
+  /** Counts the forgets; a key's entry in #forgot is the count at its latest one (at most #max, then #floor). */
+  #sequence = 0;
+  readonly #forgot = new Map<string, number>();
+  #floor = 0;
   /** hits counts the decisions answered from the cache. */
   hits = 0;
 
@@ -73,21 +79,33 @@ export class DenyCache {
    * Only a plain denial that waiting can lift is kept (not a failure-policy decision, not a cost no
    * policy can ever grant: those are not worth a slot).
    */
-  remember(key: string, cost: number, sentAt: number, arrivedAt: number, decision: Decision): void {
+  remember(key: string, cost: number, sentAt: number, arrivedAt: number, decision: Decision, stamp = this.#sequence): void {
     if (decision.allowed) {
       // The key's state moved: any remembered wait may now be too short.
       if (this.#entries.size > 0) this.#entries.delete(key);
       return;
     }
     if (decision.failure !== undefined || !(decision.retryAfterMs > 0) || decision.retryAfterMs === Infinity) return;
+    // Units came back to the key after this call was sent: Redis may admit it now.
+    if (stamp < this.#floor || (this.#forgot.get(key) ?? Number.NEGATIVE_INFINITY) > stamp) return;
     const until = sentAt + decision.retryAfterMs;
     if (!this.#entries.has(key) && !this.#room(arrivedAt)) return;
     this.#entries.set(key, { cost, until, retryAt: arrivedAt + decision.retryAfterMs, resetAt: arrivedAt + decision.resetAfterMs, decision });
   }
 
-  /** forget drops `key` (after a reset or a refund in this process). */
+  /** stamp is taken when a call is sent, for `remember`: a forget of its key after it voids its denial. */
+  stamp(): number {
+    return this.#sequence;
+  }
+
+  /** forget drops `key` (after a reset or a refund in this process), and a denial of it still on the wire. */
   forget(key: string): void {
     this.#entries.delete(key);
+    if (this.#forgot.size >= this.#max && !this.#forgot.has(key)) {
+      this.#forgot.clear();
+      this.#floor = this.#sequence + 1; // every call sent before now may have been sent before a forget of its key
+    }
+    this.#forgot.set(key, ++this.#sequence);
   }
 
   #room(now: number): boolean {
