@@ -3,8 +3,9 @@
  * when the SDK collects (nothing is done per decision): the batches of more than one call it sent, the
  * decisions they carried, the decisions its deny cache answered without a round trip, and lease mode's
  * takes (refills), the units they granted and the units given back. The store is duck-typed
- * (`batching`, `denyCacheHits` and `leasing`, as @ratekeeper/redis's RedisStore has), so this package
- * does not depend on the Redis package. Returns a function that stops observing.
+ * (`batching`, `denyCacheHits` and, when it has it, `leasing`, as @ratekeeper/redis's RedisStore has),
+ * so this package does not depend on the Redis package; a store from before lease mode (no `leasing`)
+ * publishes no lease points. Returns a function that stops observing.
  */
 import { type BatchObservableResult, type MeterProvider, metrics } from '@opentelemetry/api';
 import { describeValue, refuseUnknown } from '@ratekeeper/core';
@@ -23,7 +24,8 @@ import {
 export interface ObservableStore {
   readonly batching: { readonly batches: number; readonly calls: number };
   readonly denyCacheHits: number;
-  readonly leasing: { readonly refills: number; readonly units: number; readonly returned: number };
+  /** Lease mode's counters; absent on a RedisStore from before lease mode. */
+  readonly leasing?: { readonly refills: number; readonly units: number; readonly returned: number };
 }
 
 export interface ObserveRedisStoreOptions {
@@ -37,8 +39,8 @@ const OWNER = 'observeRedisStore';
 
 export function observeRedisStore(store: ObservableStore, options: ObserveRedisStoreOptions = {}): () => void {
   const s = store as Partial<ObservableStore> | null;
-  if (typeof s !== 'object' || s === null || typeof s.batching !== 'object' || typeof s.denyCacheHits !== 'number' || typeof s.leasing !== 'object') {
-    throw new TypeError(`${OWNER}: store must be a RedisStore (with batching, denyCacheHits and leasing), got ${describeValue(store)}`);
+  if (typeof s !== 'object' || s === null || typeof s.batching !== 'object' || typeof s.denyCacheHits !== 'number') {
+    throw new TypeError(`${OWNER}: store must be a RedisStore (with batching and denyCacheHits), got ${describeValue(store)}`);
   }
   if (typeof options !== 'object' || options === null) throw new TypeError(`${OWNER}: options must be an object, got ${describeValue(options)}`);
   refuseUnknown(OWNER, options, new Set(['meterProvider', 'name']));
@@ -60,6 +62,7 @@ export function observeRedisStore(store: ObservableStore, options: ObserveRedisS
     result.observe(batched, calls, attributes);
     result.observe(hits, store.denyCacheHits, attributes);
     const leasing = store.leasing;
+    if (typeof leasing !== 'object' || leasing === null) return;
     result.observe(refills, leasing.refills, attributes);
     result.observe(units, leasing.units, attributes);
     result.observe(returned, leasing.returned, attributes);

@@ -38,8 +38,19 @@ describe('observeRedisStore', () => {
     expect((await read()).map((r) => r.points.map((p) => [p.attributes['ratekeeper.store'], p.value]))).toEqual(Array(6).fill([['redis', 0]]));
   });
 
+  it('fits a RedisStore from before lease mode (no leasing), as otel may be upgraded alone: its three counters, no lease points', async () => {
+    const { provider, read } = meterProvider();
+    const older = { batching: { batches: 2, calls: 70 }, denyCacheHits: 5 } satisfies ObservableStore;
+    observeRedisStore(older, { meterProvider: provider, name: 'old' });
+    expect((await read()).flatMap((r) => r.points.map((p) => [r.name, p.value]))).toEqual([
+      ['ratekeeper.redis.batches', 2],
+      ['ratekeeper.redis.batched_decisions', 70],
+      ['ratekeeper.redis.deny_cache.hits', 5],
+    ]);
+  });
+
   it('refuses what is not a store and bad options', () => {
-    expect(() => observeRedisStore({} as never)).toThrow(new TypeError('observeRedisStore: store must be a RedisStore (with batching, denyCacheHits and leasing), got an object'));
+    expect(() => observeRedisStore({} as never)).toThrow(new TypeError('observeRedisStore: store must be a RedisStore (with batching and denyCacheHits), got an object'));
     const store = { batching: { batches: 0, calls: 0 }, denyCacheHits: 0, leasing: { refills: 0, units: 0, returned: 0 } };
     expect(() => observeRedisStore(store, { nmae: 'x' } as never)).toThrow(new TypeError('observeRedisStore: unknown option "nmae"'));
     expect(() => observeRedisStore(store, { name: '' })).toThrow(new TypeError('observeRedisStore: name must be a non-empty string, got ""'));
