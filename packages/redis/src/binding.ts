@@ -128,6 +128,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     this.backend.batcher?.flush();
     const redisKey = this.keyOf(key);
     return this.backend.remote.command(['DEL', redisKey, `${redisKey}:r`], redisKey, (ended) => {
+      this.backend.denyCache?.forget(redisKey); // again at the reply: a resent call may run after a denial sent later
       if (ended instanceof Failure) this.backend.report(info('reset', this.policy.name, ended));
     });
   }
@@ -148,6 +149,8 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
       ? ['EVALSHA', sha, '1', redisKey, String(now), String(cost), first, second, '0']
       : ['EVALSHA', sha, '1', redisKey, String(cost), first, second, '0'];
     return this.backend.remote.eval(this.#refund, command, redisKey, (ended) => {
+      // Again at the reply: a refund Redis ran past its deadline is sent again, after a denial sent later.
+      this.backend.denyCache?.forget(redisKey);
       if (!(ended instanceof Failure)) return;
       this.backend.report(info('refund', this.policy.name, ended));
       this.fallback.refund?.(key, now, cost);

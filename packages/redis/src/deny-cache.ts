@@ -11,7 +11,9 @@
  * waits longer than R, a smaller one may fit), an admission of the key drops its entry (its wait grew),
  * and so do this process's `reset` and refund of the key, also when the denial's reply comes after
  * them (a `stamp` taken at the send: a denial sent before a forget of its key is not remembered; the
- * forgets are kept per key, at most `maxEntries`, then all at once as a floor). Across processes it changes one
+ * forgets are kept per key, at most `maxEntries`, then all at once as a floor). A give-back forgets
+ * the key when it is sent and again when it is answered: Remote sends a call again when Redis got it
+ * past its deadline, so Redis may run it after a denial sent later. Across processes it changes one
  * thing: a `reset` or refund made by another process is seen here only after T (at most the Retry-After
  * that was already sent to the client).
  *

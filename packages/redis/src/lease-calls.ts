@@ -92,6 +92,7 @@ export function returnUnits(binding: RedisBinding, key: string, units: number, n
   const args = [String(units), capacity, interval, '0'];
   const command = ['EVALSHA', script.sha, '1', redisKey, ...(backend.clientTime ? [String(now), ...args] : args)];
   return backend.remote.eval(script, command, redisKey, (ended) => {
+    backend.denyCache?.forget(redisKey); // again at the reply: a return sent again may run after a denial sent later
     if (ended instanceof Failure || (ended !== 1 && ended !== 2)) {
       backend.report(info('refund', binding.policy.name, asFailure(ended)));
       return;

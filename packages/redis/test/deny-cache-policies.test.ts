@@ -1,7 +1,9 @@
 /**
  * Regression: a denial whose reply arrived after this process gave units back to its key (a refund,
  * a lease's return) was remembered anyway, since the give-back forgot the key before the reply came:
- * the key was then denied from the cache, without a round trip, while Redis would admit it.
+ * the key was then denied from the cache, without a round trip, while Redis would admit it. Also
+ * when the give-back's first attempt reached Redis past its deadline and was sent again (Remote's
+ * 'expired'), so that Redis ran it after a denial sent later.
  *
  * Regression: the deny cache is shared by every binding of a RedisStore and was keyed by the user key
  * alone, so one policy's denial of a key answered another policy's requests for it: a strict login
@@ -12,6 +14,7 @@
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
+import { refundScript } from '../src/lua/scripts.js';
 import { closeAll, ioredis } from './support/clients.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
@@ -51,5 +54,30 @@ describeRedis('the deny cache and units given back while a denial is on the wire
     await refunded;
     expect(await limiter.consume('k')).toMatchObject({ allowed: true, remaining: 0 });
     expect(store.denyCacheHits).toBe(0);
+  });
+
+  it('does not remember a denial that Redis ran before a refund sent earlier but run again after its deadline', async () => {
+    const redis = ioredis(server.port);
+    const refundSha = refundScript('token-bucket', true).sha;
+    let expired = false;
+    // The refund's first attempt carries a deadline long past: Redis runs nothing and Remote sends it again.
+    const client = {
+      call(command: string, ...args: string[]) {
+        if (command === 'EVALSHA' && args[0] === refundSha && !expired) {
+          expired = true;
+          args[args.length - 1] = '1';
+        }
+        return redis.call(command, ...args);
+      },
+    };
+    const store = new RedisStore({ client, time: 'client' });
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 0.01, store, name: 'refund-again', clock: new ManualClock(1_700_000_000_000) });
+    expect((await limiter.consume('k')).allowed).toBe(true);
+    const refunded = (limiter.refund as (key: string) => Promise<void>)('k');
+    const denied = limiter.consume('k'); // sent after the refund, run before its second attempt
+    expect((await denied).allowed).toBe(false);
+    await refunded;
+    expect(expired).toBe(true);
+    expect(await limiter.consume('k')).toMatchObject({ allowed: true, remaining: 0 });
   });
 });
