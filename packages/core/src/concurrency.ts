@@ -21,12 +21,13 @@
  *   takes no lease, and a request denied a lease spends no rate); the composite's `release` returns
  *   the leases only.
  * - On the memory store, a key holding leases is never evicted (memory-store.ts).
+ * - A store whose bindings cannot refund is refused at construction: nothing could release a lease.
  */
 import { concurrency } from './algorithms/concurrency.js';
 import { Limiter, type LimiterOptions } from './limiter.js';
 import { type ConcurrencyPolicy, concurrencyPolicy } from './policy.js';
 import type { Mode, Result } from './store.js';
-import { optionsObject, policyName, positiveInteger, quota, refuseUnknown } from './validate.js';
+import { describeValue, optionsObject, policyName, positiveInteger, quota, refuseUnknown } from './validate.js';
 
 export interface ConcurrencyOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
   /** Most units in flight per key at once (a positive integer). */
@@ -48,6 +49,8 @@ export class ConcurrencyLimiter<M extends Mode = 'sync'> extends Limiter<Concurr
     const retryAfterMs = o.retryAfterMs === undefined ? DEFAULT_RETRY_AFTER_MS : positiveInteger(owner, 'retryAfterMs', o.retryAfterMs);
     const name = o.name === undefined ? undefined : policyName(owner, o.name);
     super(owner, concurrency, concurrencyPolicy(limit, retryAfterMs, name), o);
+    // A lease goes back through the binding's refund: a store without one would keep every lease forever.
+    if (typeof this.binding.refund !== 'function') throw new TypeError(`${owner}: store must be able to release leases (its bindings need refund), got ${describeValue(o.store)}`);
   }
 
   /** release returns `cost` (default 1) leased units of `key`, never below zero. */

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { type Algorithm, BanLimiter, ConcurrencyLimiter, type ConcurrencyPolicy, ManualClock, MemoryBinding, MemoryStore, concurrency, reserve } from '../src/index.js';
 import { concurrencyPolicy } from '../src/policy.js';
 import { evictableConcurrency, negativeRelease, timeExpiringLeases } from './mutants/concurrency-defects.js';
+import { AsyncMemoryStore } from './support/async-store.js';
 import { runTable } from './support/table.js';
 
 const T0 = 1_700_000_000_000;
@@ -86,6 +87,13 @@ describe('concurrency tables', () => {
     );
     expect(() => new ConcurrencyLimiter({ limit: 2, windowMs: 1000 } as never)).toThrowError(TypeError);
     expect(() => new ConcurrencyLimiter(undefined as never)).toThrowError(TypeError);
+  });
+
+  it('refuses a store that cannot release a lease (its bindings have no refund), which would keep every lease forever', () => {
+    const store = new AsyncMemoryStore(); // the public Store contract with no refund
+    expect(() => new ConcurrencyLimiter({ limit: 1, store })).toThrowError(
+      new TypeError('ConcurrencyLimiter: store must be able to release leases (its bindings need refund), got an object'),
+    );
   });
 });
 
