@@ -120,6 +120,8 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
     if (signal === undefined || signal === null) return void pending.set(request, { settle, forget: () => {} });
     // Node's 'close' without 'finish': no status was sent, the status reads 200 as Node's does.
     const gone = () => (pending.delete(request), settle({ status: 200, aborted: true, contentLength: undefined }));
+    // Gone while the store decided: an aborted signal fires no more 'abort', so settle now.
+    if (signal.aborted) return gone();
     signal.addEventListener('abort', gone, { once: true });
     pending.set(request, { settle, forget: () => signal.removeEventListener('abort', gone) });
   };
