@@ -21,6 +21,7 @@ import {
   policyField,
   prepareRateLimit,
 } from '../../src/index.js';
+import { refundsLeases } from '../mutants/refunds-leases.js';
 
 type Req = { readonly id: string };
 
@@ -72,6 +73,29 @@ function inFlight(limiter: RateLimiter<'sync'>, ends: readonly ('finish' | 'abor
     held.push(left.limit - left.remaining - (left.allowed ? 1 : 0));
   }
   return held;
+}
+
+/**
+ * overlapping: with countOutcome on a composite (5 per minute, 2 in flight), one request stays in flight
+ * while a second ends with a 500 that does not count; answers the leases then held and the rate left.
+ */
+async function overlapping(wrap: (c: CompositeLimiter) => RateLimiter<'sync'>) {
+  const clock = new ManualClock(0);
+  const rate = new FixedWindowLimiter({ limit: 5, windowMs: 60_000, name: 'rate', clock });
+  const inflight = new ConcurrencyLimiter({ limit: 2, name: 'inflight', clock });
+  const plan = prepareRateLimit<Req>('rateLimit', { limiter: wrap(new CompositeLimiter([rate, inflight])), key: (r: Req) => r.id, countOutcome: (o) => o.status < 400 });
+  const first = { id: 'a' };
+  plan.watch!(first, response().res, plan.decide(first, undefined) as Decision); // never closes: in flight
+  const second = { id: 'a' };
+  const decision = plan.decide(second, undefined) as Decision;
+  expect(decision.allowed).toBe(true);
+  const r = response();
+  (r.res as unknown as { statusCode: number }).statusCode = 500;
+  plan.watch!(second, r.res, decision);
+  r.finish();
+  await new Promise(setImmediate);
+  const left = inflight.peek('a');
+  return { held: left.limit - left.remaining - (left.allowed ? 1 : 0), rateLeft: rate.peek('a').remaining + 1 };
 }
 
 describe('releasing leases after the response', () => {
@@ -143,6 +167,14 @@ describe('releasing leases after the response', () => {
     }
     expect(inflight.peek('a').remaining).toBe(0);
     expect(rate.peek('a').remaining).toBe(5 - 2 - 1);
+  });
+
+  it('with countOutcome on a composite, a request that does not count returns its own lease only: the one still in flight stays held', async () => {
+    expect(await overlapping((c) => c)).toEqual({ held: 1, rateLeft: 4 });
+  });
+
+  it('the overlapping check catches a composite whose refund also returns leases (mutant)', async () => {
+    expect(await overlapping(refundsLeases)).toEqual({ held: 0, rateLeft: 4 });
   });
 
   it('keeps no watch for limiters without release', () => {
