@@ -35,7 +35,9 @@
  * `wrap`) or `finish` hand the application's Response to onFinished, which settles the charge when
  * the runtime has read its body to the end or cancelled it. A handler that throws inside `wrap` is
  * settled as a 500. An admitted request whose Response never reaches `headers`/`finish` stays charged
- * as it was decided. Without either option nothing is wrapped.
+ * as it was decided. A limiter holding leases (ConcurrencyLimiter, alone or in a composite) is settled
+ * the same way, with or without the hooks: its lease is released at that moment. Without either
+ * option and without such a limiter nothing is wrapped.
  */
 import { type Decision, LimitedBodies, type RateLimitOptions, type Settle, describeValue, prepareRateLimit } from '@ratekeeper/core';
 import { onFinished } from './on-finished.js';
@@ -68,9 +70,10 @@ export interface FetchRateLimit<Req extends object = Request> {
   /** Puts the request's rate-limit headers on `response`: the same Response, or a copy when its headers are immutable. */
   headers(request: Req, response: Response): Response;
   /**
-   * Hands over the application's final Response for `countOutcome` / `settle`: returns it, or a copy
-   * whose end (body read or cancelled) settles the request's charge once. The same Response when
-   * neither option is given or the request was not counted. `headers` already does this.
+   * Hands over the application's final Response for `countOutcome` / `settle` and a lease's release:
+   * returns it, or a copy whose end (body read or cancelled) settles the request's charge once. The
+   * same Response when neither option is given and the limiter holds no leases, or the request was not
+   * counted. `headers` already does this.
    */
   finish(request: Req, response: Response): Response;
   /** Writes the rate-limit headers of `decision` through `set` (for frameworks with their own header API). */

@@ -17,10 +17,11 @@
  * middleware, so Hono's error handler (`app.onError`; default: a plain 500) answers them.
  *
  * A client gone while an async hook was awaited (`c.req.raw.signal` aborted) is not counted and the
- * route does not run (@ratekeeper/fetch answers an empty 499 nobody receives). With `countOutcome` or
- * `settle`, `c.res` after `next()` (the route's answer, or app.onError's for an error it threw) is
- * handed to @ratekeeper/fetch's onFinished: the charge is settled once its body has been read to the
- * end or cancelled.
+ * route does not run (@ratekeeper/fetch answers an empty 499 nobody receives). With `countOutcome`,
+ * `settle` or a limiter holding leases (ConcurrencyLimiter), `c.res` after `next()` (the route's
+ * answer, or app.onError's for an error it threw) is handed to @ratekeeper/fetch's onFinished: the
+ * charge is settled (the lease released) once its body has been read to the end or cancelled, or at
+ * once when the client went away before (the request's signal aborted).
  */
 import type { Decision, RateLimitOptions } from '@ratekeeper/core';
 import { describeValue } from '@ratekeeper/core';
