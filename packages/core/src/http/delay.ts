@@ -59,6 +59,9 @@ export function checkDelay(owner: string, o: DelayOptions, shadow: boolean, limi
     throw typeof bound === 'number' ? new RangeError(message) : new TypeError(message);
   }
   if (shadow) throw new TypeError(`${owner}: mode 'delay' cannot be combined with shadow: true (shadow mode never holds a request)`);
+  // A lease returns when a request ends, at no known instant: there is nothing to wait for (reserve.ts).
+  if (limiters.some((l) => l.policies.some((p) => p.algorithm === 'concurrency')))
+    throw new TypeError(`${owner}: mode 'delay' cannot wait for a concurrency limit (a lease returns when a request ends, at no instant known in advance); use mode 'limit'`);
   if (!limiters.every(reservable)) throw new TypeError(`${owner}: mode 'delay' needs core limiters on a store that can book reservations (MemoryStore, RedisStore)`);
   return bound;
 }

@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   CompositeLimiter,
+  ConcurrencyLimiter,
   DEFAULT_MAX_DELAY_MS,
   type Decision,
   FixedWindowLimiter,
@@ -68,6 +69,13 @@ describe("mode: 'delay' options", () => {
     );
     const foreign = { mode: 'sync', policies: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 }).policies, consume: () => undefined };
     expect(() => ok({ mode: 'delay', limiter: foreign })).toThrowError(/mode 'delay' needs core limiters/);
+    // A concurrency limit is a core limiter on a MemoryStore: the refusal must say what is really wrong.
+    const leases = new TypeError(
+      "rateLimit: mode 'delay' cannot wait for a concurrency limit (a lease returns when a request ends, at no instant known in advance); use mode 'limit'",
+    );
+    expect(() => ok({ mode: 'delay', algorithm: 'concurrency' })).toThrowError(leases);
+    const both = new CompositeLimiter([new FixedWindowLimiter({ limit: 5, windowMs: 1000 }), new ConcurrencyLimiter({ limit: 2 })]);
+    expect(() => ok({ mode: 'delay', limiter: both })).toThrowError(leases);
     expect(() => prepareRateLimit('rateLimit', { mode: 'delay' }, [], { gone: adapter.gone })).toThrowError(
       new TypeError("rateLimit: mode 'delay' needs an adapter that watches the client's connection (Express, Fastify, Koa, fetch, Hono)"),
     );
