@@ -7,9 +7,10 @@
  * key, a cancel leaves no trace), so requests of one key go in arrival order and none goes before the
  * limit admits it. The Decision the adapter sees is the one taken at the instant the request goes, so
  * the RateLimit headers describe the state at that moment. When the client goes away during the wait
- * (its socket closes; the adapter says how to find the socket), the booking is cancelled at once (its
- * units come back: nothing is counted) and the request resolves to null, which the adapter answers
- * with nothing. An adapter that cannot watch the connection (none given to prepareRateLimit) refuses
+ * (its socket closes; the adapter says how to find the socket), the booking is cancelled at once and
+ * the request resolves to null, which the adapter answers with nothing. Its units come back (nothing
+ * is counted) unless a later request of the key was booked behind it: that booking was computed with
+ * them spent, so they stay spent (reserve.ts's cancel), and the requests behind keep their instants. An adapter that cannot watch the connection (none given to prepareRateLimit) refuses
  * delay mode at construction rather than hold waits nobody can release (the Web-standard adapters hand
  * the Request's signal, which the runtime aborts when the client disconnects). A store that cannot book refuses the request with its 'closed' decision (503), never
  * an admission nobody could count (reserve.ts explains why no fallback).

@@ -209,6 +209,23 @@ describe('a client that goes away during the wait', () => {
     expect(after).not.toEqual(before);
   });
 
+  it('a client that leaves with a later request held behind it keeps its units spent (the later booking relies on them)', async () => {
+    vi.useFakeTimers();
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
+    const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 5000 }, [], adapter);
+    expect(plan.decide(request(), undefined)).toMatchObject({ allowed: true });
+    const first = request();
+    const left = plan.decide(first, undefined) as Promise<Outcome>; // booked at +1000
+    const behind = plan.decide(request(), undefined) as Promise<Outcome>; // booked at +2000
+    leave(first);
+    await expect(left).resolves.toBeNull();
+    await advance(clock, 2000);
+    await expect(behind).resolves.toMatchObject({ allowed: true });
+    // Had the first request's unit come back, the bucket would hold it now; it stays spent.
+    expect(limiter.peek('k')).toMatchObject({ allowed: false, retryAfterMs: 1000 });
+  });
+
   it('on a remote store: a client gone before the booking answered is released too', async () => {
     vi.useFakeTimers();
     const clock = new ManualClock(T0);
