@@ -86,6 +86,8 @@ export interface FetchRateLimit<Req extends object = Request> {
 }
 
 type Setter = (name: string, value: string, append: boolean) => void;
+/** Held is an admitted request's claimed settle until its Response is handed over, and how to stop watching its signal. */
+type Held = { readonly settle: Settle; readonly forget: () => void };
 const through = (set: Setter, name: string, value: string, append: boolean): void => set(name, value, append);
 const onHeaders = (headers: Headers, name: string, value: string, append: boolean): void => {
   if (append) headers.append(name, value);
@@ -113,20 +115,26 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
   const decided = new WeakMap<Req, Decision>();
   // Admitted requests' settles, claimed at admission (only when the plan settles anything), until the
   // application's Response is handed over: a client gone before that settles at once, as aborted.
-  const pending = new WeakMap<Req, { readonly settle: Settle; readonly forget: () => void }>();
+  const pending = new WeakMap<Req, Held>();
+  /** keep records a request's held settle beside one already held (the same check twice on one request: both are settled). */
+  const keep = (request: Req, held: Held): void => {
+    const prior = pending.get(request);
+    pending.set(request, prior === undefined ? held : { settle: (f) => (prior.settle(f), held.settle(f)), forget: () => (prior.forget(), held.forget()) });
+  };
 
   /** hold claims an admitted request's settle and settles it, aborted, if its client goes away first. */
   const hold = (request: Req, decision: Decision): void => {
     const settle = claim!(request, decision);
     if (settle === undefined) return;
     const signal = requestOf(request).signal;
-    if (signal === undefined || signal === null) return void pending.set(request, { settle, forget: () => {} });
-    // Node's 'close' without 'finish': no status was sent, the status reads 200 as Node's does.
+    if (signal === undefined || signal === null) return keep(request, { settle, forget: () => {} });
+    // Node's 'close' without 'finish': no status was sent, the status reads 200 as Node's does. Every
+    // settle held for the request hears the same abort (a Settle acts on its first call only).
     const gone = () => (pending.delete(request), settle({ status: 200, aborted: true, contentLength: undefined }));
     // Gone while the store decided: an aborted signal fires no more 'abort', so settle now.
     if (signal.aborted) return gone();
     signal.addEventListener('abort', gone, { once: true });
-    pending.set(request, { settle, forget: () => signal.removeEventListener('abort', gone) });
+    keep(request, { settle, forget: () => signal.removeEventListener('abort', gone) });
   };
 
   const answer = async (request: Req, decision: Decision): Promise<Response> => {

@@ -3,8 +3,30 @@
  * leases suite on Hono. A client gone while the route still works is seen through the request's
  * signal; a middleware that never reads it (the ignores-gone mutant) keeps that lease.
  */
-import { leasesSuite } from '@ratekeeper/adapter-contract';
+import { createAdaptorServer } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Server } from 'node:http';
+import { leasesSuite, listen } from '@ratekeeper/adapter-contract';
+import { ConcurrencyLimiter } from '@ratekeeper/core';
+import { Hono } from 'hono';
+import { expect, it } from 'vitest';
+import { rateLimit } from '../src/index.js';
 import { driver } from './helpers.js';
 import { ignoresGone } from './mutants/ignores-gone.js';
 
 leasesSuite([driver], { forgetsAborts: ignoresGone });
+
+it('releases both leases of a request that passes the same middleware twice (mounted on overlapping paths)', async () => {
+  const inflight = new ConcurrencyLimiter({ limit: 2, name: 'inflight' });
+  const limited = rateLimit({ limiter: inflight, getConnInfo, key: () => 'k' });
+  const app = new Hono();
+  app.use('*', limited);
+  app.use('/api/*', limited);
+  app.get('/api/thing', (c) => c.text('thing'));
+  const { http } = listen({ listen: (port, host) => (createAdaptorServer({ fetch: app.fetch }) as Server).listen(port, host) });
+  for (let i = 0; i < 3; i++) {
+    expect((await http.get('/api/thing')).status, `request ${i}`).toBe(200);
+    for (let turn = 0; turn < 5; turn++) await new Promise(setImmediate);
+    expect(inflight.peek('k', 2).allowed, `both leases back after request ${i}`).toBe(true);
+  }
+});
