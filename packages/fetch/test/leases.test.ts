@@ -1,7 +1,9 @@
 /**
  * Concurrency leases released on every response end, aborted ones included: the adapter contract's
  * leases suite on @ratekeeper/fetch. A client gone while the handler still works is seen through the
- * request's signal; the adapter that never reads it (the ignores-gone mutant) keeps that lease.
+ * request's signal; the adapter that never reads it (the ignores-gone mutant) keeps that lease. So
+ * does a signal already aborted when the lease is taken (the client gone while the store decided):
+ * released at once, while the handler still works.
  */
 import { request as httpRequest } from 'node:http';
 import { once } from 'node:events';
@@ -10,16 +12,20 @@ import { gated, leasesSuite } from '@ratekeeper/adapter-contract';
 import { ConcurrencyLimiter, type RateLimiter } from '@ratekeeper/core';
 import { expect, it } from 'vitest';
 import { rateLimit } from '../src/index.js';
-import { driver, serveFetch } from './helpers.js';
+import { type Factory, driver, serveFetch } from './helpers.js';
 import { ignoresGone } from './mutants/ignores-gone.js';
 
 leasesSuite([driver], { forgetsAborts: ignoresGone });
 
-it('releases at once the lease of a request whose client went away while the store was deciding, while its handler still works', async () => {
+/**
+ * leaseBackWhileHandlerWorks: a client gone while the store decided; the lease is taken for it, and
+ * must be back at once, while the handler still works (not when its Response is handed over).
+ */
+async function leaseBackWhileHandlerWorks(factory: Factory): Promise<void> {
   const inner = new ConcurrencyLimiter({ limit: 1, name: 'inflight' });
   const { limiter, waiting } = gated(inner);
   const releasing: RateLimiter<'async'> = { ...limiter, release: async (key, cost) => inner.release(key, cost) };
-  const limit = rateLimit({ limiter: releasing, key: () => 'k' });
+  const limit = factory({ limiter: releasing, key: () => 'k' });
   let arrived: (request: Request) => void = () => {};
   const came = new Promise<Request>((done) => (arrived = done));
   let admitted: () => void = () => {};
@@ -45,6 +51,15 @@ it('releases at once the lease of a request whose client went away while the sto
   waiting.shift()!(); // the lease is taken now, for a client already gone
   await checked;
   for (let i = 0; i < 5; i++) await new Promise(setImmediate);
-  expect(inner.peek('k').allowed, 'the lease is back before the handler ends').toBe(true);
+  const back = inner.peek('k').allowed;
   finishWork();
+  expect(back, 'the lease is back before the handler ends').toBe(true);
+}
+
+it('releases at once the lease of a request whose client went away while the store was deciding, while its handler still works', async () => {
+  await leaseBackWhileHandlerWorks(rateLimit);
+});
+
+it('the check catches a check that never sees its client gone (mutant)', async () => {
+  await expect(leaseBackWhileHandlerWorks(ignoresGone)).rejects.toThrow(/the lease is back before the handler ends/);
 });
