@@ -18,14 +18,11 @@ import type { MemoryBinding } from './memory-store.js';
 import type { Booking } from './store.js';
 
 /**
- * The latest booked instant per key, per binding. Entries at or before now mean nothing and are swept
- * when the map has doubled since the last sweep (amortised O(1) per call).
+ * The latest booked instant per key lives on each binding (`MemoryBinding.reservations`, so that its
+ * `reset` forgets the key's). Entries at or before now mean nothing and are swept when the map has
+ * doubled since the last sweep (amortised O(1) per call).
  */
-interface Bookings {
-  readonly at: Map<string, number>;
-  sweepAt: number;
-}
-const booked = new WeakMap<MemoryBinding, Bookings>();
+type Bookings = NonNullable<MemoryBinding['reservations']>;
 
 /** bookAll is MemoryStore.reserveAll; `maxWaitMs` -1 means no bound. */
 export function bookAll(bindings: readonly MemoryBinding[], rawKey: string, now: number, cost: number, maxWaitMs: number): Booking<'sync'> {
@@ -48,15 +45,15 @@ export function bookAll(bindings: readonly MemoryBinding[], rawKey: string, now:
   const decisions = decideAll(bindings, rawKey, at, cost, true); // decideAll takes the key as given
   if (!decisions.every((d) => d.allowed)) return refused(at - now, decisions); // unreachable while retryAfterMs is exact
   const after = bindings.map((b) => b.snapshot(key));
-  const previous = bindings.map((b) => (booked.get(b) as Bookings).at.get(key));
-  if (at > now) for (const b of bindings) (booked.get(b) as Bookings).at.set(key, at);
+  const previous = bindings.map((b) => (b.reservations as Bookings).at.get(key));
+  if (at > now) for (const b of bindings) (b.reservations as Bookings).at.set(key, at);
   let live = true;
   const cancel = (when: number): boolean => {
     if (!live || !(when < at) || !bindings.every((b, i) => same(b.snapshot(key), after[i]))) return false;
     live = false;
     for (const [i, b] of bindings.entries()) {
       b.restore(key, before[i], when);
-      const map = (booked.get(b) as Bookings).at;
+      const map = (b.reservations as Bookings).at;
       const p = previous[i];
       if (p === undefined) map.delete(key);
       else map.set(key, p);
@@ -68,8 +65,8 @@ export function bookAll(bindings: readonly MemoryBinding[], rawKey: string, now:
 
 /** latestOf is the latest instant booked on `key` (as stored) still ahead of `now` (-Infinity for none). */
 function latestOf(binding: MemoryBinding, key: string, now: number): number {
-  let bookings = booked.get(binding);
-  if (bookings === undefined) booked.set(binding, (bookings = { at: new Map(), sweepAt: 1024 }));
+  let bookings = binding.reservations;
+  if (bookings === undefined) binding.reservations = bookings = { at: new Map(), sweepAt: 1024 };
   const map = bookings.at;
   if (map.size >= bookings.sweepAt) {
     for (const [k, at] of map) if (at <= now) map.delete(k);

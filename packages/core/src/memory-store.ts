@@ -96,6 +96,8 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
   #evictions = 0;
   /** The slot the last `evaluate` found, or -1 for a key not held. */
   #slot = -1;
+  /** reserve's latest booked instant per stored key (memory-reserve.ts); `reset` forgets the key's. */
+  reservations: { readonly at: Map<string, number>; sweepAt: number } | undefined = undefined;
   /** The instant of the latest sweep; earlier instants are read as this one. */
   #sweptAt = -Infinity;
   /** For a pinned algorithm: the state of a key holding the whole limit (a full table's answer); else undefined. */
@@ -155,6 +157,7 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     key = storedKey(key);
     const slot = this.#index.get(key);
     if (slot !== undefined) this.#drop(key, slot);
+    this.reservations?.at.delete(key); // a reset key is empty: nothing booked on it is waited behind
   }
 
   /** refund gives back up to `cost` units to a held key (the algorithm's refund step); a key not held has nothing to give back. */

@@ -30,6 +30,18 @@ describe('reserve', () => {
     expect(reserve(limiter, 'k').delayMs).toBe(3000); // the failures left no trace
   });
 
+  it('reset forgets the key\'s bookings with its state: the next reservation goes at once, as on an empty key', () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
+    expect([1, 1, 1].map(() => reserve(limiter, 'k').delayMs)).toEqual([0, 1000, 2000]);
+    limiter.reset('k');
+    expect(reserve(limiter, 'k').delayMs).toBe(0);
+    const long = 'k'.repeat(100); // kept as a digest: reset must forget the booking by the same stored key
+    expect([1, 1].map(() => reserve(limiter, long).delayMs)).toEqual([0, 1000]);
+    limiter.reset(long);
+    expect(reserve(limiter, long).delayMs).toBe(0);
+  });
+
   it('serves first come first: a small request waits behind a large one booked before it', () => {
     const clock = new ManualClock(T0);
     const limiter = new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1, clock });
