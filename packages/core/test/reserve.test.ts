@@ -30,7 +30,7 @@ describe('reserve', () => {
     expect(reserve(limiter, 'k').delayMs).toBe(3000); // the failures left no trace
   });
 
-  it('reset forgets the key\'s bookings with its state: the next reservation goes at once, as on an empty key', () => {
+  it("reset forgets the key's bookings with its state: the next reservation goes at once, as on an empty key", () => {
     const clock = new ManualClock(T0);
     const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
     expect([1, 1, 1].map(() => reserve(limiter, 'k').delayMs)).toEqual([0, 1000, 2000]);
