@@ -9,9 +9,11 @@
  *
  * No decision is taken twice: a ledger limiter per client counts every request in Redis (one fixed
  * window, limit 10^9); once Redis has resumed and worked through its queue, its count must equal the
- * number of decisions that came from Redis, although the requests in flight when Redis stopped were
- * decided locally and their scripts then reached Redis. The mutant whose scripts ignore their deadline
- * (test/mutants/no-deadline-client.ts) must count more than Redis decided.
+ * number of decisions that came from Redis, although the requests sent during the stall were decided
+ * locally and their scripts then reached Redis — give or take the requests already sent when Redis
+ * stopped (a script run just before SIGSTOP whose reply was never written is counted by Redis and
+ * decided locally: no deadline can close that window, and it can hold only those). The mutant whose
+ * scripts ignore their deadline (test/mutants/no-deadline-client.ts) must count more than that.
  */
 import { FixedWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import type { Redis } from 'ioredis';
@@ -145,10 +147,17 @@ describeRedis('Redis stopped (SIGSTOP) for 2 s under load', () => {
       const byRedis = samples.filter((s) => s.decision !== undefined && s.decision.failure === undefined).length;
       const local = samples.filter((s) => s.decision?.failure !== undefined).length;
       expect(local).toBeGreaterThan(100);
+      // The one window no deadline closes: a script Redis ran just before SIGSTOP whose reply it had
+      // not yet written. Its caller decides locally once the deadline has certainly passed, and Redis
+      // has counted it too. Only a request already sent when Redis stopped can be in that window.
+      const inFlightAtStop = samples.filter((s) => s.start <= stoppedAt && s.decision?.failure !== undefined).length;
       const [, counted] = (await readState(ioredis(server.port), storageKey(`rk:${name}:`, 'ledger', 'all'))) ?? [];
-      report('stall', name, 'decided by Redis', byRedis, 'counted by Redis', counted, 'decided locally', local);
-      if (mutant) expect(counted).toBeGreaterThan(byRedis);
-      else expect(counted).toBe(byRedis);
+      report('stall', name, 'decided by Redis', byRedis, 'counted by Redis', counted, 'decided locally', local, 'in flight at the stop', inFlightAtStop);
+      if (mutant) expect(counted).toBeGreaterThan(byRedis + inFlightAtStop);
+      else {
+        expect(counted).toBeGreaterThanOrEqual(byRedis);
+        expect(counted - byRedis).toBeLessThanOrEqual(inFlightAtStop);
+      }
     });
   }
 
