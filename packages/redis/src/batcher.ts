@@ -23,6 +23,15 @@
  * the reply round trip) is already amortised to a few percent at that size (see the README's
  * benchmark: decisions per second level off well before 64 calls per batch).
  *
+ * How many. At most MAX_IN_FLIGHT batches of one process are on the wire at once; the batches made
+ * beyond that wait here, in order, and each answer sends the next. Redis runs every command it has
+ * read from its clients before it writes any reply, so a process that put its whole burst on the wire
+ * at once (2,000 calls: 32 batches) would have Redis work through all of them, and every other
+ * client's, before anyone hears back: under a burst from several processes that silence reached the
+ * store's liveness timeout (50 ms) with the sliding log, and healthy Redis was taken for a stopped one.
+ * Holding back bounds what one process gives Redis per answer to MAX_IN_FLIGHT × maxSize decisions
+ * while keeping the wire busy. A call that bypasses the batches (reset, refund) flushes them all first.
+ *
  * Failures. A batch is one remote call: a timeout or a lost connection fails each of its calls, which
  * the store then decides by its failure policy one by one, as it would have unbatched. A corrupt key
  * fails only its own call (the script answers 'RKCORRUPT' in its place).
@@ -33,6 +42,9 @@ import type { Script } from './lua/scripts.js';
 import type { Outcome, Remote } from './remote.js';
 
 export const DEFAULT_MAX_BATCH = 64;
+
+/** MAX_IN_FLIGHT bounds the batches one process has on the wire at once (see "How many"). */
+export const MAX_IN_FLIGHT = 4;
 
 /**
  * Group: the policies one call decides, made once per limiter (or composite plan). `spec` is its
@@ -81,6 +93,8 @@ export class Batcher {
   #sends = 0;
   /** Calls and batches sent and not yet answered. */
   #inFlight = 0;
+  /** Batches made while MAX_IN_FLIGHT were on the wire, oldest first: each answer sends the next. */
+  readonly #held: Call[][] = [];
   /** batches and batched count the multi-call batches sent and the calls they carried. */
   batches = 0;
   batched = 0;
@@ -125,15 +139,30 @@ export class Batcher {
 
   /** answered passes a single call's outcome through, counting its send as answered. */
   readonly #answered = <T>(value: T): T => {
-    this.#inFlight--;
+    this.#done();
     return value;
   };
 
   /**
-   * flush sends every queued call now. A call that bypasses the queue (a reset's DEL, a refund)
-   * flushes first, so that Redis sees this process's calls in the order they were made.
+   * done counts one send as answered and sends the oldest held batch, if any: on a microtask, since
+   * the answer arrives inside Remote's settling of the call, which must not be re-entered.
+   */
+  #done(): void {
+    this.#inFlight--;
+    if (this.#held.length > 0) queueMicrotask(this.#release);
+  }
+
+  readonly #release = (): void => {
+    const next = this.#held.shift();
+    if (next !== undefined) this.#send(next, true);
+  };
+
+  /**
+   * flush sends every held and queued call now. A call that bypasses the queue (a reset's DEL, a
+   * refund) flushes first, so that Redis sees this process's calls in the order they were made.
    */
   flush(): void {
+    while (this.#held.length > 0) this.#send(this.#held.shift() as Call[], true);
     if (this.#queues.size > 0) this.#flush();
   }
 
@@ -144,7 +173,12 @@ export class Batcher {
     for (const queue of queues) this.#send(queue);
   };
 
-  #send(calls: Call[]): void {
+  /** send puts `calls` on the wire, or holds them while MAX_IN_FLIGHT sends are (unless `now`). */
+  #send(calls: Call[], now = false): void {
+    if (!now && (this.#held.length > 0 || this.#inFlight >= MAX_IN_FLIGHT)) {
+      this.#held.push(calls);
+      return;
+    }
     this.#inFlight++;
     if (calls.length === 1) {
       const call = calls[0] as Call;
@@ -187,7 +221,7 @@ export class Batcher {
     }
     command.push('0'); // the deadline's place: Remote sets it on every send (see ./remote.ts)
     void this.#remote.eval(this.#script, command, (calls[0] as Call).firstKey, (ended) => {
-      this.#inFlight--;
+      this.#done();
       const replies = Array.isArray(ended) ? split(ended, calls) : undefined;
       const failure = ended instanceof Failure ? ended : SHAPE;
       calls.forEach((call, i) => {

@@ -1,0 +1,61 @@
+/**
+ * Flow control of the batcher (src/batcher.ts, "How many"): a burst of 2,000 calls from one process
+ * goes out as 32 batches, of which at most MAX_IN_FLIGHT are on the wire at any moment; the rest wait
+ * in order and go as answers come. Redis runs every command it has read before it writes any reply,
+ * so without the bound a burst from several processes made a healthy Redis silent for longer than the
+ * store's liveness timeout. The check counts the batch calls outstanding at the client, with the
+ * store's default options, and the exact admissions (the held batches lose and reorder nothing).
+ * Removing the bound makes the first check fail (32 outstanding).
+ */
+import { TokenBucketLimiter } from '@ratekeeper/core';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RedisStore } from '../src/index.js';
+import { MAX_IN_FLIGHT } from '../src/batcher.js';
+import { closeAll, ioredis } from './support/clients.js';
+import { type RedisServer, startServer } from './support/redis-server.js';
+import { describeRedis } from './support/requirements.js';
+
+let server: RedisServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+
+afterAll(async () => {
+  await closeAll();
+  await server?.stop();
+});
+
+/** counting wraps a client so that `peak` is the most EVALSHA calls outstanding at once. */
+function counting(client: Redis) {
+  const seen = { outstanding: 0, peak: 0, calls: 0 };
+  const wrapped = {
+    call(command: string, ...args: string[]) {
+      if (command !== 'EVALSHA' && command !== 'EVAL') return client.call(command, ...args);
+      seen.calls++;
+      seen.peak = Math.max(seen.peak, ++seen.outstanding);
+      return client.call(command, ...args).finally(() => seen.outstanding--);
+    },
+  };
+  return { wrapped, seen };
+}
+
+describeRedis('batcher flow control', () => {
+  it(`keeps at most ${MAX_IN_FLIGHT} batches of one process on the wire, and decides a 2,000-call burst exactly`, async () => {
+    const { wrapped, seen } = counting(ioredis(server.port));
+    const store = new RedisStore({ client: wrapped });
+    const limiter = new TokenBucketLimiter({ capacity: 500, refillPerSecond: 1e-6, store });
+    await limiter.consume('warm');
+    seen.peak = 0;
+    seen.calls = 0;
+    const decisions = await Promise.all(Array.from({ length: 2000 }, () => limiter.consume('burst')));
+    expect(decisions.filter((d) => d.allowed).length).toBe(500);
+    expect(decisions.filter((d) => d.failure !== undefined)).toEqual([]);
+    // The first 500 in call order are the admitted ones: held batches keep their order.
+    expect(decisions.findIndex((d) => !d.allowed)).toBe(500);
+    expect(seen.peak).toBe(MAX_IN_FLIGHT);
+    expect(seen.calls).toBeGreaterThan(MAX_IN_FLIGHT);
+    expect(store.batching.calls).toBeGreaterThan(1900);
+  });
+});
