@@ -156,7 +156,7 @@ describeRedis('Redis stopped (SIGSTOP) for 2 s under load', () => {
       if (mutant) expect(counted).toBeGreaterThan(byRedis + inFlightAtStop);
       else {
         expect(counted).toBeGreaterThanOrEqual(byRedis);
-        expect(counted - byRedis).toBeLessThanOrEqual(inFlightAtStop);
+        expect((counted as number) - byRedis).toBeLessThanOrEqual(inFlightAtStop);
       }
     });
   }
