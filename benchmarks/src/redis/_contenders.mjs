@@ -26,7 +26,7 @@ const storeOn = (client) => new RedisStore({ client, timeoutMs: 1000 });
 const unbatched = (client) => new RedisStore({ client, timeoutMs: 1000, batch: false, denyCache: false });
 const WINDOW_MS = 60_000;
 
-const NAIVE_BUCKET = `
+export const NAIVE_BUCKET = `
 local tat = tonumber(redis.call('GET', KEYS[1])) or 0
 local now, interval, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 if tat < now then tat = now end

@@ -16,19 +16,12 @@ import { Redis } from 'ioredis';
 import { flags, intFlag } from '../lib/args.mjs';
 import { median, medianInterval } from '../lib/stats.mjs';
 import { fixed, formatTable, grouped } from '../lib/table.mjs';
+import { NAIVE_BUCKET } from './_contenders.mjs';
 import { measureAll } from './_measure.mjs';
 import { startRedis } from './_server.mjs';
 
 const LIMIT = 1_000_000_000;
 const HOT = 'hot';
-const NAIVE_BUCKET = `
-local tat = tonumber(redis.call('GET', KEYS[1])) or 0
-local now, interval, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-if tat < now then tat = now end
-local nxt = tat + interval
-if nxt - burst > now then return 0 end
-redis.call('SET', KEYS[1], nxt, 'PX', math.ceil(nxt - now))
-return 1`;
 
 /** bucket is a contender on its own policy name: decide(key) ignores the key and asks for the hot one. */
 function bucket(name, store, units) {
