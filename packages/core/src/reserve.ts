@@ -49,7 +49,7 @@ import type { Decision } from './decision.js';
 import { Limiter, type RateLimiter } from './limiter.js';
 import type { Policy } from './policy.js';
 import type { Booking, Mode, Result, Store, StoreBinding } from './store.js';
-import { callError, describeValue, isCost } from './validate.js';
+import { callError, describeValue, isCost, refuseUnknown } from './validate.js';
 
 export interface Reservation<M extends Mode = 'sync'> {
   /** Whether the request is booked. */
@@ -134,11 +134,16 @@ export function reserve(limiter: RateLimiter, key: string, cost = 1, options: Re
  * refused call (bad key, cost, clock reading or limiter) rejects with reserve's TypeError or RangeError.
  */
 export function wait(limiter: RateLimiter, key: string, cost = 1, options: WaitOptions = {}): Promise<Decision> {
-  const { signal } = options;
-  if (signal?.aborted) return Promise.reject(new WaitError('aborted'));
+  let signal: AbortSignal | undefined;
   let booked: Reservation<Mode> | Promise<Reservation<Mode>>;
   try {
-    booked = reserve(limiter, key, cost, options);
+    checkOptions('wait', options, WAIT_OPTIONS);
+    signal = options.signal;
+    if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof signal.addEventListener !== 'function')) {
+      throw new TypeError(`wait: signal must be an AbortSignal, got ${describeValue(signal)}`);
+    }
+    if (signal?.aborted) return Promise.reject(new WaitError('aborted'));
+    booked = reserve(limiter, key, cost, options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs });
   } catch (error) {
     return Promise.reject(error); // a refused call rejects: wait never throws synchronously
   }
@@ -185,7 +190,17 @@ function reservation<M extends Mode>(booking: Booking<M>, now: number, clock: Cl
   return { ok: true, delayMs: booking.delayMs, at: now + booking.delayMs, decision: merged, cancel: () => booking.cancel(clock.now()) };
 }
 
+const RESERVE_OPTIONS: ReadonlySet<string> = new Set(['maxWaitMs']);
+const WAIT_OPTIONS: ReadonlySet<string> = new Set(['maxWaitMs', 'signal']);
+
+/** checkOptions refuses options that are not an object, or name an option `owner` does not take ({ maxWait } for maxWaitMs). */
+function checkOptions(owner: string, options: unknown, known: ReadonlySet<string>): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${owner}: options must be an object, got ${describeValue(options)}`);
+  refuseUnknown(owner, options, known);
+}
+
 function checkMaxWait(options: ReserveOptions): number {
+  checkOptions('reserve', options, RESERVE_OPTIONS);
   const maxWaitMs = options.maxWaitMs ?? Infinity;
   if (typeof maxWaitMs !== 'number' || !(maxWaitMs >= 0)) {
     const message = `reserve: maxWaitMs must be a number >= 0, got ${describeValue(maxWaitMs)}`;

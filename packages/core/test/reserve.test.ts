@@ -102,6 +102,18 @@ describe('reserve', () => {
     expect(refused).toBeInstanceOf(Promise);
     await expect(refused).rejects.toThrowError(new RangeError('reserve: cost must be a positive integer, got 0'));
   });
+
+  it('refuses an option name it does not take, and a signal that is not one, recording nothing', async () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
+    // { maxWait } for maxWaitMs would otherwise be an unbounded wait.
+    expect(() => reserve(limiter, 'k', 1, { maxWait: 10 } as never)).toThrowError(new TypeError('reserve: unknown option "maxWait"'));
+    expect(() => reserve(limiter, 'k', 1, { signal: new AbortController().signal } as never)).toThrowError(new TypeError('reserve: unknown option "signal"'));
+    expect(() => reserve(limiter, 'k', 1, null as never)).toThrowError(new TypeError('reserve: options must be an object, got null'));
+    await expect(wait(limiter, 'k', 1, { maxWait: 10 } as never)).rejects.toThrowError(new TypeError('wait: unknown option "maxWait"'));
+    await expect(wait(limiter, 'k', 1, { signal: 'stop' } as never)).rejects.toThrowError(new TypeError('wait: signal must be an AbortSignal, got "stop"'));
+    expect(reserve(limiter, 'k').delayMs).toBe(0); // nothing was booked by the refusals
+  });
 });
 
 interface Granted {
