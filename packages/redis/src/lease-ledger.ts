@@ -52,12 +52,17 @@ export function expire(l: LeaseLedger, now: number): number {
     gone += l.old;
     l.old = 0;
   }
+  promote(l);
+  return gone;
+}
+
+/** promote makes the young units old once no old ones are left (the older are always spent first). */
+function promote(l: LeaseLedger): void {
   if (l.old === 0 && l.young > 0) {
     l.old = l.young;
     l.oldUntil = l.youngUntil;
     l.young = 0;
   }
-  return gone;
 }
 
 /** spend takes `cost` units, the older first, when the ledger holds that many; `expire` must run first. */
@@ -67,15 +72,9 @@ export function spend(l: LeaseLedger, cost: number): boolean {
     l.old -= cost;
   } else {
     l.young -= cost - l.old;
-    l.old = l.young;
-    l.oldUntil = l.youngUntil;
-    l.young = 0;
+    l.old = 0;
   }
-  if (l.old === 0 && l.young > 0) {
-    l.old = l.young;
-    l.oldUntil = l.youngUntil;
-    l.young = 0;
-  }
+  promote(l);
   return true;
 }
 
