@@ -147,25 +147,53 @@ export function wait(limiter: RateLimiter, key: string, cost = 1, options: WaitO
   } catch (error) {
     return Promise.reject(error); // a refused call rejects: wait never throws synchronously
   }
-  return booked instanceof Promise ? booked.then((r) => waitFor(r, signal)) : waitFor(booked, signal);
+  const clock = clockOf(limiter);
+  return booked instanceof Promise ? booked.then((r) => waitFor(r, signal, clock)) : waitFor(booked, signal, clock);
 }
 
 /** waitFor waits out a reservation: resolves at its instant, rejects at once when not ok or when aborted. */
-function waitFor(r: Reservation<Mode>, signal: AbortSignal | undefined): Promise<Decision> {
+function waitFor(r: Reservation<Mode>, signal: AbortSignal | undefined, clock: Clock): Promise<Decision> {
   if (!r.ok) return Promise.reject(new WaitError(refusalOf(r.decision), r.decision));
   if (signal?.aborted) return cancelThenReject(r);
   if (r.delayMs === 0) return Promise.resolve(r.decision);
   return new Promise((resolve, reject) => {
     const onAbort = () => {
-      clearTimeout(timer);
+      stop();
       cancelThenReject(r).catch(reject);
     };
-    const timer = setTimeout(() => {
+    const stop = whenDue(clock, r, () => {
       signal?.removeEventListener('abort', onAbort);
       resolve(r.decision);
-    }, r.delayMs);
+    });
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * whenDue runs `fire` once `r`'s instant has come, and answers a function that stops it. Node's timers
+ * run on a loop time cached in whole milliseconds, so a timer can fire a little before the limiter's
+ * clock reaches the instant: while a clock that moves is still short of it, the rest is waited out. A
+ * clock that did not move at all (a ManualClock under fake timers) leaves the timer the authority.
+ * Used by `wait` and by the adapters' delay mode (http/delay.ts).
+ */
+export function whenDue(clock: Clock, r: Reservation<Mode>, fire: () => void): () => void {
+  let armedAt = clock.now();
+  const due = () => {
+    const now = clock.now();
+    if (now < r.at && now > armedAt) {
+      armedAt = now;
+      timer = setTimeout(due, r.at - now);
+      return;
+    }
+    fire();
+  };
+  let timer = setTimeout(due, r.delayMs);
+  return () => clearTimeout(timer);
+}
+
+/** clockOf is the clock `reserve` books `limiter` on (the limiter's, or a composite's first member's). */
+export function clockOf(limiter: RateLimiter): Clock {
+  return targetOf(limiter).clock;
 }
 
 /** cancelThenReject cancels (on a remote store, waits for the cancel to be answered) and rejects 'aborted'. */

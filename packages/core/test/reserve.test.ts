@@ -226,6 +226,22 @@ describe('wait', () => {
     await expect(waiting).resolves.toMatchObject({ allowed: true, remaining: 0 });
   });
 
+  it('never resolves before the clock reaches the instant, when the timer fires early (Node rounds its loop time)', async () => {
+    vi.useFakeTimers();
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
+    reserve(limiter, 'k');
+    let done = false;
+    const waiting = wait(limiter, 'k').then((d) => ((done = true), d));
+    clock.advance(999); // the clock moved, but 1 ms short of the instant when the 1,000 ms timer fires
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(done).toBe(false);
+    clock.advance(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(done).toBe(true);
+    await expect(waiting).resolves.toMatchObject({ allowed: true });
+  });
+
   it('rejects at once when the cost never fits or the wait exceeds maxWaitMs, recording nothing', async () => {
     const clock = new ManualClock(T0);
     const limiter = new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, clock });

@@ -19,9 +19,10 @@
  * holds at most about rate × maxDelayMs requests at once, and everything beyond is answered 429 at
  * once, as in the default mode.
  */
+import type { Clock } from '../clock.js';
 import type { Decision } from '../decision.js';
 import type { RateLimiter } from '../limiter.js';
-import { type Reservation, reservable, reserve } from '../reserve.js';
+import { type Reservation, clockOf, reservable, reserve, whenDue } from '../reserve.js';
 import type { Mode } from '../store.js';
 import { describeValue } from '../validate.js';
 
@@ -74,21 +75,22 @@ export function checkDelay(owner: string, o: DelayOptions, shadow: boolean, limi
  */
 export function delayed(limiter: RateLimiter, key: string, cost: number, maxDelayMs: number, socket: ClientSocket | undefined): Decision | Promise<Decision | null> {
   const booked = reserve(limiter, key, cost, { maxWaitMs: maxDelayMs }) as Reservation<Mode> | Promise<Reservation<Mode>>;
-  return booked instanceof Promise ? booked.then((r) => hold(r, socket)) : hold(booked, socket);
+  const clock = clockOf(limiter);
+  return booked instanceof Promise ? booked.then((r) => hold(r, socket, clock)) : hold(booked, socket, clock);
 }
 
-function hold(r: Reservation<Mode>, socket: ClientSocket | undefined): Decision | Promise<Decision | null> {
+function hold(r: Reservation<Mode>, socket: ClientSocket | undefined, clock: Clock): Decision | Promise<Decision | null> {
   if (!r.ok || r.delayMs === 0) return r.decision;
   if (socket?.destroyed === true) return release(r);
   return new Promise((resolve) => {
     const onClose = () => {
-      clearTimeout(timer);
+      stop();
       release(r).then(resolve, () => resolve(null));
     };
-    const timer = setTimeout(() => {
+    const stop = whenDue(clock, r, () => {
       socket?.off('close', onClose);
       resolve(r.decision);
-    }, r.delayMs);
+    });
     socket?.once('close', onClose);
   });
 }
