@@ -6,6 +6,11 @@
  * store's liveness timeout. The check counts the batch calls outstanding at the client, with the
  * store's default options, and the exact admissions (the held batches lose and reorder nothing).
  * Removing the bound makes the first check fail (32 outstanding).
+ *
+ * And the split (src/batcher.ts, "Why the cap"): 50 callers in a closed loop, each making its next
+ * call when its last is answered, keep two or more batches on the wire, none carrying more than half
+ * of the 50, so that Redis runs one while the process reads another's reply. One batch of all the
+ * calls (the split removed, as before it existed) makes the check on sizes fail (49 calls).
  */
 import { TokenBucketLimiter } from '@ratekeeper/core';
 import type { Redis } from 'ioredis';
@@ -27,13 +32,17 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** counting wraps a client so that `peak` is the most EVALSHA calls outstanding at once. */
+/**
+ * counting wraps a client so that `peak` is the most EVALSHA calls outstanding at once and `sizes`
+ * the number of keys each call carried (a batch's calls, for single decisions).
+ */
 function counting(client: Redis) {
-  const seen = { outstanding: 0, peak: 0, calls: 0 };
+  const seen = { outstanding: 0, peak: 0, calls: 0, sizes: [] as number[] };
   const wrapped = {
     call(command: string, ...args: string[]) {
       if (command !== 'EVALSHA' && command !== 'EVAL') return client.call(command, ...args);
       seen.calls++;
+      seen.sizes.push(Number(args[1]));
       seen.peak = Math.max(seen.peak, ++seen.outstanding);
       return client.call(command, ...args).finally(() => seen.outstanding--);
     },
@@ -56,6 +65,26 @@ describeRedis('batcher flow control', () => {
     expect(decisions.findIndex((d) => !d.allowed)).toBe(500);
     expect(seen.peak).toBe(MAX_IN_FLIGHT);
     expect(seen.calls).toBeGreaterThan(MAX_IN_FLIGHT);
+    expect(store.batching.calls).toBeGreaterThan(1900);
+  });
+});
+
+describeRedis('batcher split', () => {
+  it('sends no batch of more than half the calls outstanding, so that two or more are on the wire', async () => {
+    const { wrapped, seen } = counting(ioredis(server.port));
+    const store = new RedisStore({ client: wrapped });
+    const limiter = new TokenBucketLimiter({ capacity: 1e9, refillPerSecond: 1, store });
+    await limiter.consume('warm');
+    seen.peak = 0;
+    seen.sizes = [];
+    let admitted = 0;
+    const caller = async (c: number) => {
+      for (let i = 0; i < 40; i++) if ((await limiter.consume(`caller-${c}`)).allowed) admitted++;
+    };
+    await Promise.all(Array.from({ length: 50 }, (_, c) => caller(c)));
+    expect(admitted).toBe(2000);
+    expect(Math.max(...seen.sizes)).toBeLessThanOrEqual(25);
+    expect(seen.peak).toBeGreaterThanOrEqual(2);
     expect(store.batching.calls).toBeGreaterThan(1900);
   });
 });
