@@ -85,6 +85,15 @@ interface Call {
 /** slotOf is the Redis Cluster slot of a key, or undefined on a single node (every key one queue). */
 export type SlotOf = ((key: string) => number) | undefined;
 
+/**
+ * capture is the one executor of every call's promise: it hands the promise's resolve to `captured`,
+ * read right after construction (the executor runs synchronously), so a call allocates no closure.
+ */
+let captured: (value: unknown) => void = () => {};
+const capture = (resolve: (value: never) => void): void => {
+  captured = resolve as (value: unknown) => void;
+};
+
 const CORRUPT = new Failure('reply', new Error('RKCORRUPT the key holds a value ratekeeper did not write'));
 const SHAPE = new Failure('reply', new TypeError('RedisStore: the batch reply has an unexpected shape'));
 
@@ -124,28 +133,28 @@ export class Batcher {
    * Failure.
    */
   submit<T>(keys: string | readonly string[], firstKey: string, group: Group, cost: number, commit: boolean, now: number, outcome: Outcome<T>): Promise<T> {
-    return new Promise<T>((resolve) => {
-      const call: Call = { keys, firstKey, group, cost, commit, now, outcome: outcome as Outcome<unknown>, resolve: resolve as (value: unknown) => void };
-      this.#outstanding++;
-      const alone = this.#inFlight === 0 && this.#queues.size === 0;
-      if (alone || cost > this.#maxCost) {
-        // Nothing on the wire and nothing queued: a lone call waits for no one. A huge cost goes after the queue.
-        if (!alone) this.flush();
-        this.#send([call]);
-        return;
-      }
-      const slot = this.#slotOf === undefined ? 0 : this.#slotOf(firstKey);
-      let queue = this.#queues.get(slot);
-      if (queue === undefined) this.#queues.set(slot, (queue = []));
-      queue.push(call);
-      if (queue.length >= this.#maxSize || (queue.length >= MIN_SPLIT && 2 * queue.length >= this.#outstanding)) {
-        this.#queues.delete(slot);
-        this.#send(queue);
-      } else if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(this.#flush);
-      }
-    });
+    const promise = new Promise<T>(capture);
+    const call: Call = { keys, firstKey, group, cost, commit, now, outcome: outcome as Outcome<unknown>, resolve: captured };
+    this.#outstanding++;
+    const alone = this.#inFlight === 0 && this.#queues.size === 0;
+    if (alone || cost > this.#maxCost) {
+      // Nothing on the wire and nothing queued: a lone call waits for no one. A huge cost goes after the queue.
+      if (!alone) this.flush();
+      this.#send([call]);
+      return promise;
+    }
+    const slot = this.#slotOf === undefined ? 0 : this.#slotOf(firstKey);
+    let queue = this.#queues.get(slot);
+    if (queue === undefined) this.#queues.set(slot, (queue = []));
+    queue.push(call);
+    if (queue.length >= this.#maxSize || (queue.length >= MIN_SPLIT && 2 * queue.length >= this.#outstanding)) {
+      this.#queues.delete(slot);
+      this.#send(queue);
+    } else if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(this.#flush);
+    }
+    return promise;
   }
 
   /** answered passes a single call's outcome through, counting its send as answered. */

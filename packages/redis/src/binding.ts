@@ -103,7 +103,8 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
       (ended) => {
         const decision = decodeOne(ended, this.policy);
         if (decision === undefined) return this.#failed('consume', ended, key, now, cost, true);
-        cache.remember(redisKey, cost, sentAt, clientTime ? now : performance.now(), decision, stamp);
+        if (decision.allowed) cache.admitted(redisKey);
+        else cache.remember(redisKey, cost, sentAt, clientTime ? now : performance.now(), decision, stamp);
         return decision;
       },
       redisKey,

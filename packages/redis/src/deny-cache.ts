@@ -64,6 +64,7 @@ export class DenyCache {
    * be asked. An expired entry is dropped.
    */
   answer(key: string, cost: number, now: number): Decision | undefined {
+    if (this.#entries.size === 0) return undefined; // the usual case, without hashing the key
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     if (now >= entry.until) {
@@ -83,8 +84,7 @@ export class DenyCache {
    */
   remember(key: string, cost: number, sentAt: number, arrivedAt: number, decision: Decision, stamp = this.#sequence): void {
     if (decision.allowed) {
-      // The key's state moved: any remembered wait may now be too short.
-      if (this.#entries.size > 0) this.#entries.delete(key);
+      this.admitted(key);
       return;
     }
     if (decision.failure !== undefined || !(decision.retryAfterMs > 0) || decision.retryAfterMs === Infinity) return;
@@ -93,6 +93,11 @@ export class DenyCache {
     const until = sentAt + decision.retryAfterMs;
     if (!this.#entries.has(key) && !this.#room(arrivedAt)) return;
     this.#entries.set(key, { cost, until, retryAt: arrivedAt + decision.retryAfterMs, resetAt: arrivedAt + decision.resetAfterMs, decision });
+  }
+
+  /** admitted drops `key` after Redis admitted it: its state moved, so a remembered wait may now be too short. */
+  admitted(key: string): void {
+    if (this.#entries.size > 0) this.#entries.delete(key);
   }
 
   /** stamp is taken when a call is sent, for `remember`: a forget of its key after it voids its denial. */
