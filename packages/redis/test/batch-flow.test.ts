@@ -9,8 +9,9 @@
  *
  * And the split (src/batcher.ts, "Why the cap"): 50 callers in a closed loop, each making its next
  * call when its last is answered, keep two or more batches on the wire, none carrying more than half
- * of the 50, so that Redis runs one while the process reads another's reply. One batch of all the
- * calls (the split removed, as before it existed) makes the check on sizes fail (49 calls).
+ * of the 50 (the cap follows the calls outstanding at each answer), so that Redis runs one while the
+ * process reads another's reply. One batch of all the calls (the cap left at maxSize, as before it
+ * existed) makes the check on sizes fail (49 calls).
  */
 import { TokenBucketLimiter } from '@ratekeeper/core';
 import type { Redis } from 'ioredis';
