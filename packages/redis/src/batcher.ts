@@ -22,13 +22,14 @@
  * few hundred microseconds, while the per-call overhead a batch saves (the EVALSHA, its parsing and
  * the reply round trip) is already amortised to a few percent at that size (see the README's
  * benchmark: decisions per second level off well before 64 calls per batch). Below `maxSize`, a
- * queue goes at once when it reaches half of the calls this process usually has outstanding (a
- * moving average of the count at each answer; never below MIN_SPLIT): one batch holding every
+ * queue goes at once when it reaches half of the calls this process has had outstanding lately (the
+ * peak, which fades by 1/64 at each answer; never below MIN_SPLIT; maxSize until the first answer,
+ * so a first burst goes in full batches): one batch holding every
  * pending call makes the process and Redis take turns, Redis idle while the process reads the reply
  * and makes the next calls, the process idle while Redis runs the batch. With two or more batches
  * on the wire, Redis runs one while the process handles another's reply. Measured on the 2-core
- * machine with callers in a closed loop: 50 callers went from 0.64× to 1.1× the naive one-EVALSHA
- * bucket's decisions/s, 200 callers to 1.4×; with 10 callers batching still gives fewer decisions/s
+ * machine with callers in a closed loop: 50 callers went from 0.64× to 1.3× the naive one-EVALSHA
+ * bucket's decisions/s, 200 callers to 1.6×; with 10 callers batching still gives fewer decisions/s
  * than `batch: false` (each round trip waits on a whole batch), for less CPU per decision.
  *
  * How many. At most MAX_IN_FLIGHT batches of one process are on the wire at once; the batches made
@@ -115,7 +116,7 @@ export class Batcher {
   #inFlight = 0;
   /** Calls submitted and not yet answered: queued, held or on the wire. */
   #outstanding = 0;
-  /** The calls usually outstanding when a batch is answered (a moving average): the process's concurrency. */
+  /** The most calls outstanding lately (raised at once by a submit, fading at each answer): the process's concurrency. */
   #level = 0;
   /** The size at which a queue goes at once: half the level, at least MIN_SPLIT, at most maxSize. */
   #cap: number;
@@ -130,7 +131,7 @@ export class Batcher {
     this.#maxSize = maxSize;
     this.#maxCost = Math.floor(Number.MAX_SAFE_INTEGER / maxSize);
     this.#slotOf = slotOf;
-    this.#cap = Math.min(maxSize, MIN_SPLIT);
+    this.#cap = maxSize; // until an answer tells how many calls this process keeps outstanding
     this.#clientTime = clientTime;
     this.#script = batchScript(clientTime);
   }
@@ -143,7 +144,7 @@ export class Batcher {
   submit<T>(keys: string | readonly string[], firstKey: string, group: Group, cost: number, commit: boolean, now: number, outcome: Outcome<T>): Promise<T> {
     const promise = new Promise<T>(capture);
     const call: Call = { keys, firstKey, group, cost, commit, now, outcome: outcome as Outcome<unknown>, resolve: captured };
-    this.#outstanding++;
+    if (++this.#outstanding > this.#level) this.#level = this.#outstanding;
     const alone = this.#inFlight === 0 && this.#queues.size === 0;
     if (alone || cost > this.#maxCost) {
       // Nothing on the wire and nothing queued: a lone call waits for no one. A huge cost goes after the queue.
@@ -173,10 +174,10 @@ export class Batcher {
     return value;
   };
 
-  /** observe moves the level towards the calls outstanding at an answer, and the cap with it. */
+  /** observe sets the cap from the level at an answer, and lets the level fade. */
   #observe(): void {
-    this.#level += (this.#outstanding - this.#level) / 8;
     this.#cap = Math.min(this.#maxSize, Math.max(MIN_SPLIT, Math.ceil(this.#level / 2)));
+    this.#level -= this.#level / 64;
   }
 
   /**
