@@ -28,8 +28,8 @@
  * pending call makes the process and Redis take turns, Redis idle while the process reads the reply
  * and makes the next calls, the process idle while Redis runs the batch. With two or more batches
  * on the wire, Redis runs one while the process handles another's reply. Measured on the 2-core
- * machine with callers in a closed loop: 50 callers went from 0.64× to 1.3× the naive one-EVALSHA
- * bucket's decisions/s, 200 callers to 1.6×; with 10 callers batching still gives fewer decisions/s
+ * machine with callers in a closed loop: 50 callers went from 0.64× to 1.24× the naive one-EVALSHA
+ * bucket's decisions/s, 200 callers 1.42×; with 10 callers batching still gives fewer decisions/s
  * than `batch: false` (each round trip waits on a whole batch), for less CPU per decision.
  *
  * How many. At most MAX_IN_FLIGHT batches of one process are on the wire at once; the batches made
