@@ -33,8 +33,9 @@
  * than `batch: false` (each round trip waits on a whole batch), for less CPU per decision.
  *
  * How many. At most MAX_IN_FLIGHT batches of one process are on the wire at once; the batches made
- * beyond that wait here, in order, and each answer sends the next. Redis runs every command it has
- * read from its clients before it writes any reply, so a process that put its whole burst on the wire
+ * beyond that wait here, in order, merged up to maxSize (a burst after a quiet spell, when the cap is
+ * small, still waits in full batches), and each answer sends the next. Redis runs every command it
+ * has read from its clients before it writes any reply, so a process that put its whole burst on the wire
  * at once (2,000 calls: 32 batches) would have Redis work through all of them, and every other
  * client's, before anyone hears back: under a burst from several processes that silence reached the
  * store's liveness timeout (50 ms) with the sliding log, and healthy Redis was taken for a stopped one.
@@ -210,10 +211,22 @@ export class Batcher {
     for (const queue of queues) this.#send(queue);
   };
 
+  /** joinable: `calls` may share a batch (not a lone call whose cost is too large for the batch layout). */
+  #joinable(calls: readonly Call[]): boolean {
+    return calls.length > 1 || (calls[0] as Call).cost <= this.#maxCost;
+  }
+
   /** send puts `calls` on the wire, or holds them while MAX_IN_FLIGHT sends are (unless `now`). */
   #send(calls: Call[], now = false): void {
     if (!now && (this.#held.length > 0 || this.#inFlight >= MAX_IN_FLIGHT)) {
-      this.#held.push(calls);
+      // Held calls wait anyway: they join the last held batch while it has room (a call whose cost
+      // must go alone never joins, nor is joined), so a burst waits in full batches, not in many small ones.
+      const last = this.#held[this.#held.length - 1];
+      if (last !== undefined && last.length + calls.length <= this.#maxSize && this.#joinable(last) && this.#joinable(calls)) {
+        for (const call of calls) last.push(call);
+      } else {
+        this.#held.push(calls);
+      }
       return;
     }
     this.#inFlight++;

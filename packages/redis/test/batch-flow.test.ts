@@ -12,8 +12,14 @@
  * of the 50 (the cap follows the calls outstanding at each answer), so that Redis runs one while the
  * process reads another's reply. One batch of all the calls (the cap left at maxSize, as before it
  * existed) makes the check on sizes fail (49 calls).
+ *
+ * And a burst after a quiet spell, when the cap has fallen to its floor of 8: the batches it makes
+ * beyond the 4 on the wire join up to maxSize while they wait, so 2,000 calls take about 2,000 / 64
+ * round trips, not 2,000 / 8. Holding each small batch apart makes the count check fail (about 250).
+ * A call whose cost is too large for the batch layout stays alone while held; merging calls into it
+ * makes the figures check fail (their costs read wrong).
  */
-import { TokenBucketLimiter } from '@ratekeeper/core';
+import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
@@ -87,5 +93,42 @@ describeRedis('batcher split', () => {
     expect(Math.max(...seen.sizes)).toBeLessThanOrEqual(25);
     expect(seen.peak).toBeGreaterThanOrEqual(2);
     expect(store.batching.calls).toBeGreaterThan(1900);
+  });
+});
+
+describeRedis('batcher holding', () => {
+  it('merges the batches a burst makes while 4 are on the wire, up to maxBatchSize', async () => {
+    const { wrapped, seen } = counting(ioredis(server.port));
+    const store = new RedisStore({ client: wrapped });
+    const limiter = new TokenBucketLimiter({ capacity: 500, refillPerSecond: 1e-6, store });
+    for (let i = 0; i < 3; i++) await limiter.consume('quiet'); // one call at a time: the cap falls to 8
+    seen.peak = 0;
+    seen.calls = 0;
+    seen.sizes = [];
+    const decisions = await Promise.all(Array.from({ length: 2000 }, () => limiter.consume('after-quiet')));
+    expect(decisions.filter((d) => d.allowed).length).toBe(500);
+    expect(decisions.findIndex((d) => !d.allowed)).toBe(500);
+    expect(seen.peak).toBe(MAX_IN_FLIGHT);
+    expect(seen.calls).toBeLessThanOrEqual(Math.ceil(2000 / 64) + MAX_IN_FLIGHT + 1);
+    expect(Math.max(...seen.sizes)).toBe(64);
+  });
+});
+
+describeRedis('batcher holding a cost too large for a batch', () => {
+  it('keeps it alone while calls around it are held and merged, and decides them all in order', async () => {
+    const { wrapped } = counting(ioredis(server.port));
+    // Client time on a clock that stands still: every figure below is exact.
+    const store = new RedisStore({ client: wrapped, time: 'client' });
+    const capacity = 2e14;
+    const huge = 1.5e14; // above 2^53 / 64: too large for the batch layout's one integer per call
+    const limiter = new TokenBucketLimiter({ capacity, refillPerSecond: 100, store, clock: new ManualClock(1_000_000) });
+    for (let i = 0; i < 3; i++) await limiter.consume('quiet-2'); // the cap falls to 8
+    const before = Array.from({ length: 300 }, () => limiter.consume('mixed'));
+    const big = limiter.consume('mixed', huge);
+    const after = Array.from({ length: 300 }, () => limiter.consume('mixed'));
+    const decisions = await Promise.all([...before, big, ...after]);
+    expect(decisions.every((d) => d.allowed && d.failure === undefined)).toBe(true);
+    expect((await big).remaining).toBe(capacity - 300 - huge);
+    expect((decisions.at(-1) as { remaining: number }).remaining).toBe(capacity - 600 - huge);
   });
 });
