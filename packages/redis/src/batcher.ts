@@ -33,8 +33,8 @@
  * than `batch: false` (each round trip waits on a whole batch), for less CPU per decision.
  *
  * How many. At most MAX_IN_FLIGHT batches of one process are on the wire at once; the batches made
- * beyond that wait here, in order, merged up to maxSize (a burst after a quiet spell, when the cap is
- * small, still waits in full batches), and each answer sends the next. Redis runs every command it
+ * beyond that wait here, in order (on a single node merged up to maxSize, so that a burst after a
+ * quiet spell, when the cap is small, still waits in full batches), and each answer sends the next. Redis runs every command it
  * has read from its clients before it writes any reply, so a process that put its whole burst on the wire
  * at once (2,000 calls: 32 batches) would have Redis work through all of them, and every other
  * client's, before anyone hears back: under a burst from several processes that silence reached the
@@ -219,10 +219,11 @@ export class Batcher {
   /** send puts `calls` on the wire, or holds them while MAX_IN_FLIGHT sends are (unless `now`). */
   #send(calls: Call[], now = false): void {
     if (!now && (this.#held.length > 0 || this.#inFlight >= MAX_IN_FLIGHT)) {
-      // Held calls wait anyway: they join the last held batch while it has room (a call whose cost
-      // must go alone never joins, nor is joined), so a burst waits in full batches, not in many small ones.
+      // Held calls wait anyway: on a single node they join the last held batch while it has room (a
+      // call whose cost must go alone never joins, nor is joined), so a burst waits in full batches,
+      // not in many small ones. On a cluster each batch keeps to its slot.
       const last = this.#held[this.#held.length - 1];
-      if (last !== undefined && last.length + calls.length <= this.#maxSize && this.#joinable(last) && this.#joinable(calls)) {
+      if (this.#slotOf === undefined && last !== undefined && last.length + calls.length <= this.#maxSize && this.#joinable(last) && this.#joinable(calls)) {
         for (const call of calls) last.push(call);
       } else {
         this.#held.push(calls);
