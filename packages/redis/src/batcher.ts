@@ -201,15 +201,19 @@ export class Batcher {
    */
   flush(): void {
     while (this.#held.length > 0) this.#send(this.#held.shift() as Call[], true);
-    if (this.#queues.size > 0) this.#flush();
+    // The queue goes now too: held back behind the batches just sent, it would reach Redis after the
+    // call that flushed it.
+    if (this.#queues.size > 0) this.#sendQueues(true);
   }
 
-  readonly #flush = (): void => {
+  readonly #flush = (): void => this.#sendQueues(false);
+
+  #sendQueues(now: boolean): void {
     this.#scheduled = false;
     const queues = [...this.#queues.values()];
     this.#queues.clear();
-    for (const queue of queues) this.#send(queue);
-  };
+    for (const queue of queues) this.#send(queue, now);
+  }
 
   /** joinable: `calls` may share a batch (not a lone call whose cost is too large for the batch layout). */
   #joinable(calls: readonly Call[]): boolean {
