@@ -8,9 +8,10 @@
  * When. A call made while nothing is on the wire goes at once, with its own script, as an unbatched
  * store would send it: a lone request waits for no one. Otherwise it is queued; the queue is sent at
  * the end of the current turn of the event loop (setImmediate, so every request whose bytes arrived in
- * this turn joins), or at once when it reaches its cap (see "Why the cap"); a queue of one goes as a single call. Redis
- * sees the calls in the order they were made either way. A cost too large for the batch layout's one
- * integer per call (above 2^53 / maxSize, far beyond any real cost) goes alone, after the queue.
+ * this turn joins), or at once when it reaches its cap (see "Why the cap"); a queue of one goes as a
+ * single call. Redis sees the calls in the order they were made either way. A cost too large for the
+ * batch layout's one integer per call (above 2^53 / maxSize, far beyond any real cost) goes alone,
+ * after the queue.
  *
  * Where. On a single node every call joins one queue. On a Redis Cluster a script may only touch keys
  * of one hash slot, so calls are queued per slot (CRC16 of the key's hash tag, which for ratekeeper's
@@ -24,9 +25,9 @@
  * benchmark: decisions per second level off well before 64 calls per batch). Below `maxSize`, a
  * queue goes at once when it reaches half of the calls this process has had outstanding lately (the
  * peak, which fades by 1/64 at each answer; never below MIN_SPLIT; maxSize until the first answer,
- * so a first burst goes in full batches): one batch holding every
- * pending call makes the process and Redis take turns, Redis idle while the process reads the reply
- * and makes the next calls, the process idle while Redis runs the batch. With two or more batches
+ * so a first burst goes in full batches): one batch holding every pending call makes the process and
+ * Redis take turns, Redis idle while the process reads the reply and makes the next calls, the
+ * process idle while Redis runs the batch. With two or more batches
  * on the wire, Redis runs one while the process handles another's reply. Measured on the 2-core
  * machine with callers in a closed loop: 50 callers went from 0.64× to 1.24× the naive one-EVALSHA
  * bucket's decisions/s, 200 callers 1.42×; with 10 callers batching still gives fewer decisions/s
@@ -34,11 +35,12 @@
  *
  * How many. At most MAX_IN_FLIGHT batches of one process are on the wire at once; the batches made
  * beyond that wait here, in order (on a single node merged up to maxSize, so that a burst after a
- * quiet spell, when the cap is small, still waits in full batches), and each answer sends the next. Redis runs every command it
- * has read from its clients before it writes any reply, so a process that put its whole burst on the wire
- * at once (2,000 calls: 32 batches) would have Redis work through all of them, and every other
- * client's, before anyone hears back: under a burst from several processes that silence reached the
- * store's liveness timeout (50 ms) with the sliding log, and healthy Redis was taken for a stopped one.
+ * quiet spell, when the cap is small, still waits in full batches), and each answer sends the next.
+ * Redis runs every command it has read from its clients before it writes any reply, so a process that
+ * put its whole burst on the wire at once (2,000 calls: 32 batches) would have Redis work through all
+ * of them, and every other client's, before anyone hears back: under a burst from several processes
+ * that silence reached the store's liveness timeout (50 ms) with the sliding log, and healthy Redis was
+ * taken for a stopped one.
  * Holding back bounds what one process gives Redis per answer to MAX_IN_FLIGHT × maxSize decisions
  * while keeping the wire busy. A call that bypasses the batches (reset, refund) flushes them all first.
  *

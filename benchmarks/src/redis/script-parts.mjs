@@ -1,0 +1,122 @@
+// Section redis/script-parts: where Redis's time goes inside ratekeeper's scripts. Each script is run
+// whole and with one piece taken out (text replaced in its source), on one local redis-server, and
+// Redis's own time inside EVALSHA per decision is read from INFO commandstats (the command's execution,
+// without reading the request or writing the reply). A piece's cost is the difference to the whole.
+// Decisions admit (a limit of a billion) and their keys expire a millisecond later, as in redis/stores.
+//   - the batch script, 25 token-bucket calls per batch, 10,000 keys;
+//   - the one-call token-bucket script (server time), 50 calls in flight, beside the naive bucket.
+// A variant with a piece taken out decides wrongly on purpose; only its time is read.
+// Flags: --parts-rounds=N (3; the median is printed), --parts-decisions=N (100000 per variant).
+import { Redis } from 'ioredis';
+import { batchScript } from '../../../packages/redis/dist/esm/lua/batch-script.js';
+import { singleScript } from '../../../packages/redis/dist/esm/lua/scripts.js';
+import { flags, intFlag } from '../lib/args.mjs';
+import { median } from '../lib/stats.mjs';
+import { fixed, formatTable } from '../lib/table.mjs';
+import { NAIVE_BUCKET } from './_contenders.mjs';
+import { startRedis } from './_server.mjs';
+
+const BATCH = 25;
+const KEYS = 10_000;
+const key = (i) => `rk:{k${i % KEYS}}`;
+
+/** without answers `source` with each [from, to] replaced; a missing piece is an error (the script changed). */
+function without(source, pairs) {
+  let s = source;
+  for (const [from, to] of pairs) {
+    if (!s.includes(from)) throw new Error(`redis/script-parts: the script no longer contains ${from}`);
+    s = s.split(from).join(to);
+  }
+  return s;
+}
+
+const batched = batchScript(false).source;
+const BATCH_VARIANTS = [
+  ['batch script, whole', batched],
+  ['  without the SET', without(batched, [["if ok and commit then redis.call('SET', KEYS[k], state, 'PX', px_cached(ttl)) end", '']])],
+  ['  SET without its expiry (KEEPTTL)', without(batched, [["redis.call('SET', KEYS[k], state, 'PX', px_cached(ttl))", "redis.call('SET', KEYS[k], state, 'KEEPTTL')"]])],
+  ['  without the GET', without(batched, [["local raw = redis.pcall('GET', KEYS[k])", 'local raw = false']])],
+  [
+    '  without the step',
+    without(batched, [
+      [
+        'fine, ok, remaining, retry, reset, ttl, state = pcall(step, raw, now, cost, gfirst[g][1], gsecond[g][1])',
+        "fine, ok, remaining, retry, reset, ttl, state = true, true, 5, 0, 7, 1, 'abcdefgh'",
+      ],
+    ]),
+  ],
+  ['  without the compact reply', without(batched, [['local short = ok and compact(remaining, retry, reset)', 'local short = 1']])],
+];
+
+const single = singleScript('token-bucket', false).source;
+const SINGLE_VARIANTS = [
+  ['one-call script, whole', single],
+  [
+    '  without TIME',
+    without(single, [["local clock = redis.call('TIME')\nlocal server = tonumber(clock[1]) * 1000 + floor(tonumber(clock[2]) / 1000)", `local server = ${Date.now()}`]]),
+  ],
+  ['naive EVALSHA token bucket', NAIVE_BUCKET],
+];
+
+/** evalshaUs is Redis's time inside EVALSHA per decision, from INFO commandstats. */
+async function evalshaUs(client, decisions) {
+  const stats = await client.info('commandstats');
+  const m = /cmdstat_evalsha:calls=\d+,usec=(\d+)/.exec(stats);
+  return Number(m?.[1] ?? Number.NaN) / decisions;
+}
+
+async function runBatch(client, source, n) {
+  await client.flushall();
+  const sha = await client.script('LOAD', source);
+  await client.config('RESETSTAT');
+  const spec = ['1', '1', '1', '1000000000', '0.001'];
+  const deadline = String(Date.now() + 3_600_000);
+  for (let done = 0; done < n; done += BATCH) {
+    const keys = Array.from({ length: BATCH }, (_, i) => key(done + i));
+    await client.evalsha(sha, BATCH, ...keys, ...spec, ...Array(BATCH).fill('1'), deadline);
+  }
+  return evalshaUs(client, n);
+}
+
+async function runSingle(client, source, n, naive) {
+  await client.flushall();
+  const sha = await client.script('LOAD', source);
+  await client.config('RESETSTAT');
+  const deadline = String(Date.now() + 3_600_000);
+  for (let done = 0; done < n; done += 50) {
+    const calls = [];
+    for (let i = done; i < done + 50; i++) {
+      calls.push(naive ? client.evalsha(sha, 1, key(i), Date.now(), 0.001, 1e9 * 0.001) : client.evalsha(sha, 1, key(i), '1', '1000000000', '0.001', deadline));
+    }
+    await Promise.all(calls);
+  }
+  return evalshaUs(client, n);
+}
+
+export async function run(args) {
+  const f = flags(args);
+  const rounds = intFlag(f, 'parts-rounds', 3);
+  const n = intFlag(f, 'parts-decisions', 100_000);
+  const server = await startRedis();
+  const client = new Redis({ port: server.port, host: '127.0.0.1' });
+  try {
+    const variants = [
+      ...BATCH_VARIANTS.map(([label, source]) => [label, (c) => runBatch(c, source, n)]),
+      ...SINGLE_VARIANTS.map(([label, source]) => [label, (c) => runSingle(c, source, n, source === NAIVE_BUCKET)]),
+    ];
+    const samples = new Map(variants.map(([label]) => [label, []]));
+    for (let r = 0; r < rounds; r++) for (const [label, measure] of variants) samples.get(label).push(await measure(client));
+    const whole = { batch: median(samples.get(BATCH_VARIANTS[0][0])), single: median(samples.get(SINGLE_VARIANTS[0][0])) };
+    const rows = variants.map(([label]) => {
+      const us = median(samples.get(label));
+      const base = BATCH_VARIANTS.some(([l]) => l === label) ? whole.batch : whole.single;
+      const part = label.startsWith('  ') ? fixed(base - us, 2) : '';
+      return [label, fixed(us, 2), part];
+    });
+    console.log(`redis-server on 127.0.0.1:${server.port}; µs inside EVALSHA per decision (INFO commandstats), median of ${rounds} rounds of ${n} decisions`);
+    console.log(formatTable(['script', 'µs per decision', 'the piece taken out'], rows));
+  } finally {
+    client.disconnect();
+    server.stop();
+  }
+}
