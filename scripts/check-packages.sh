@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Packaging checks for every published package (each packages/*/ whose package.json is not private, so
-# a new package is covered the day it lands), then knip over the workspace. `pnpm check` runs it; so
+# The architecture check (scripts/check-architecture.mjs: no import circle in any package's src, every
+# path ARCHITECTURE.md names exists), then packaging checks for every published package (each
+# packages/*/ whose package.json is not private, so a new package is covered the day it lands), then
+# knip over the workspace. `pnpm check` runs it; so
 # does .ci/run. Needs the packages built (it builds them; turbo's cache makes that free after a build).
 #   check-pack  npm pack --dry-run holds LICENSE, README.md, package.json and dist/ only, and every path
 #               package.json names (main, types, exports) is in it
@@ -9,6 +11,7 @@
 #               types resolve under node16 from CommonJS, node16 from ESM, and bundler (--profile node16;
 #               node10 resolution is not checked: every package needs Node >= 20.19)
 #   knip        unused files, exports and dependencies (knip.jsonc)
+#   architecture  node scripts/check-architecture.mjs (it checks itself on fixtures first)
 # Offline except for what pnpm install already fetched. Exits 1 if any check failed, after running all.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +29,8 @@ step() {
     failed+=("$name")
   fi
 }
+
+step "architecture" node scripts/check-architecture.mjs
 
 pnpm build --output-logs=errors-only >/dev/null || { echo "check-packages: the build failed"; exit 1; }
 

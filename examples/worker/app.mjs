@@ -10,21 +10,23 @@
  * A route with its own limit checks it together with the global one in one CompositeLimiter (the
  * global bucket is the same object in each): all or nothing, so a request a route's limit denies
  * costs the global bucket nothing, and one check writes every item of the RateLimit headers.
- * `clock` is injectable so the test can move time by hand.
+ * `clock` is injectable so the test can move time by hand; `store` is where the limits live (default:
+ * this process's memory; the Worker passes a DurableObjectStore, so every isolate shares them).
  */
 import { CompositeLimiter, SlidingWindowLimiter, TokenBucketLimiter, systemClock } from '@ratekeeper/core';
 import { rateLimit } from '@ratekeeper/fetch';
 
 /** createApp returns the handler; each call has its own, empty limiters. */
-export function createApp({ clock = systemClock } = {}) {
-  const global = new TokenBucketLimiter({ capacity: 100, refillPerSecond: 10, name: 'global', clock });
+export function createApp({ clock = systemClock, store } = {}) {
+  const shared = store === undefined ? { clock } : { clock, store };
+  const global = new TokenBucketLimiter({ capacity: 100, refillPerSecond: 10, name: 'global', ...shared });
   const everywhere = rateLimit({ limiter: global });
-  const login = rateLimit({ limiter: new CompositeLimiter([global, new SlidingWindowLimiter({ limit: 5, windowMs: 60_000, name: 'login', clock })]) });
+  const login = rateLimit({ limiter: new CompositeLimiter([global, new SlidingWindowLimiter({ limit: 5, windowMs: 60_000, name: 'login', ...shared })]) });
   const search = rateLimit({
     limiter: new CompositeLimiter([
       global,
-      new TokenBucketLimiter({ capacity: 5, refillPerSecond: 5, name: 'search-1s', clock }),
-      new SlidingWindowLimiter({ limit: 8, windowMs: 60_000, name: 'search-1m', clock }),
+      new TokenBucketLimiter({ capacity: 5, refillPerSecond: 5, name: 'search-1s', ...shared }),
+      new SlidingWindowLimiter({ limit: 8, windowMs: 60_000, name: 'search-1m', ...shared }),
     ]),
   });
 

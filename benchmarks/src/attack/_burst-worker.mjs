@@ -1,8 +1,13 @@
-// One process of the burst scenario (see burst.mjs): a TokenBucketLimiter on a RedisStore with DEFAULT
-// options and its own connection. On 'go' it fires all its consume calls at once and reports how many
-// were admitted and how many were decided by the store's failure policy instead of by Redis.
+// One process of the burst scenarios (see burst.mjs): a TokenBucketLimiter (capacity 500) on a
+// RedisStore with DEFAULT options and its own connection. 'setup' connects and makes the store's
+// first call (a consume on the process's own key, or with `peek` a peek on another key: the cold call
+// that connects, loads the script and learns Redis's clock); 'go' fires all its consume calls at once,
+// optionally while busy (`busy.sliceMs`: CPU burnt in slices, one per turn of the event loop;
+// `busy.handlerMs`: burnt per admitted request as its decision arrives); 'cold' does it all at once in
+// a process that has just started, as a process of a rolling restart meets traffic already arriving.
+// Each reports how many were admitted and how many were decided by the store's failure policy.
+// `--attack-redis=<path to a @ratekeeper/redis build>` compares another build (say, main's).
 import { TokenBucketLimiter } from '@ratekeeper/core';
-import { RedisStore } from '@ratekeeper/redis';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 
@@ -10,33 +15,68 @@ let limiter;
 let close = () => {};
 let setup;
 
-async function connect(kind, port) {
+async function connect(kind, port, wait) {
   if (kind === 'ioredis') {
     const client = new Redis({ port, host: '127.0.0.1' });
-    await client.ping();
+    client.on('error', () => {});
+    if (wait) await client.ping();
     close = () => client.disconnect();
     return client;
   }
   const client = createClient({ socket: { port, host: '127.0.0.1' } });
   client.on('error', () => {});
-  await client.connect();
+  const connecting = client.connect();
+  if (wait) await connecting;
+  else connecting.catch(() => {});
   close = () => client.destroy();
   return client;
+}
+
+async function build(message, wait) {
+  setup = message;
+  const { RedisStore } = await import(message.redis ?? '@ratekeeper/redis');
+  const store = new RedisStore({ client: await connect(message.client, message.port, wait) });
+  store.on('failure', () => {});
+  limiter = new TokenBucketLimiter({ capacity: message.limit, refillPerSecond: 1e-6, store });
+}
+
+function burn(ms) {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
+async function burst() {
+  const busy = setup.busy ?? {};
+  let spinning = (busy.sliceMs ?? 0) > 0;
+  const spin = () => {
+    if (!spinning) return;
+    burn(busy.sliceMs);
+    setImmediate(spin);
+  };
+  if (spinning) setImmediate(spin);
+  const handled = (d) => {
+    if (d.allowed && busy.handlerMs > 0) burn(busy.handlerMs);
+    return d;
+  };
+  const decisions = await Promise.all(Array.from({ length: setup.requests }, () => limiter.consume(setup.key).then(handled)));
+  spinning = false;
+  const admitted = decisions.filter((d) => d.allowed).length;
+  const byPolicy = decisions.filter((d) => d.failure !== undefined).length;
+  process.send({ type: 'done', admitted, byPolicy });
 }
 
 process.on('message', async (message) => {
   try {
     if (message.type === 'setup') {
-      setup = message;
-      const store = new RedisStore({ client: await connect(message.client, message.port) });
-      limiter = new TokenBucketLimiter({ capacity: message.limit, refillPerSecond: 1e-6, store });
-      await limiter.consume(`warm-${process.pid}`);
+      await build(message, true);
+      if (message.peek) await limiter.peek(`other-${process.pid}`);
+      else await limiter.consume(`warm-${process.pid}`);
       process.send({ type: 'ready' });
     } else if (message.type === 'go') {
-      const decisions = await Promise.all(Array.from({ length: setup.requests }, () => limiter.consume(setup.key)));
-      const admitted = decisions.filter((d) => d.allowed).length;
-      const byPolicy = decisions.filter((d) => d.failure !== undefined).length;
-      process.send({ type: 'done', admitted, byPolicy });
+      await burst();
+    } else if (message.type === 'cold') {
+      await build(message, false);
+      await burst();
     } else if (message.type === 'exit') {
       close();
       process.exit(0);

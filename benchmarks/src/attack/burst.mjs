@@ -1,13 +1,22 @@
-// Attack: a burst on one key against a healthy Redis, and a Redis that stops answering (issue 7, item 1).
+// Attack: a burst on one key against a healthy Redis, on a quiet and on a busy machine, and a Redis
+// that stops answering (issues 7 and 16).
 //
 // burst: 8 processes, each with its own connection and a TokenBucketLimiter({ capacity: 500 }) on
 // `new RedisStore({ client })` with default options, fire 2,000 consume calls at once on one key
-// after a barrier. The right answer is exactly 500 admitted; anything more is over-admission.
+// after a barrier. The right answer is exactly 500 admitted; anything more is over-admission. The
+// scenarios (Redis at normal priority, on the same 2 cores as the processes flooding it):
+//   quiet     the processes warmed up (one consume each), then the burst;
+//   cold      8 processes started together, each store's first call a peek on another key, then the burst;
+//   loaded    cold, while two more processes burn both cores;
+//   busy      warm processes burning CPU in 5 ms slices, and 5 ms per admitted request, during the burst;
+//   restart   8 processes started together with the burst already arriving (no warm-up, no barrier).
+// `--attack-redis=<path to a @ratekeeper/redis build's index.js>` runs another build (say, an older
+// main's) in the same harness, for before/after rows.
 // stall: one process keeps deciding (one call every 2 ms over 50 keys) while the redis-server is
 // SIGSTOPped for 2 s; it prints the slowest decision during the stall and how they were decided.
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { TokenBucketLimiter } from '@ratekeeper/core';
-import { RedisStore } from '@ratekeeper/redis';
 import { Redis } from 'ioredis';
 import { formatTable as table } from '../lib/table.mjs';
 import { startRedis } from '../redis/_server.mjs';
@@ -29,19 +38,33 @@ function ask(child, message, want) {
   });
 }
 
-async function burst(port, client, run) {
+const SCENARIOS = ['quiet', 'cold', 'loaded', 'busy', 'restart'];
+
+/** burst runs one scenario once on 8 fresh processes and sums their reports. */
+async function burst(port, client, scenario, run, redis) {
   const children = Array.from({ length: WORKERS }, () => fork(WORKER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const burners = scenario === 'loaded' ? Array.from({ length: 2 }, () => spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' })) : [];
   try {
-    const key = `burst-${client}-${run}`;
-    await Promise.all(children.map((c) => ask(c, { type: 'setup', port, client, key, limit: LIMIT, requests: REQUESTS }, 'ready')));
-    const reports = await Promise.all(children.map((c) => ask(c, { type: 'go' }, 'done')));
+    const key = `burst-${scenario}-${client}-${run}-${Date.now()}`;
+    const common = { port, client, key, limit: LIMIT, requests: REQUESTS, redis };
+    let reports;
+    if (scenario === 'restart') {
+      reports = await Promise.all(children.map((c) => ask(c, { type: 'cold', ...common }, 'done')));
+    } else {
+      const busy = scenario === 'busy' ? { sliceMs: 5, handlerMs: 5 } : undefined;
+      const setup = { type: 'setup', ...common, busy, peek: scenario === 'cold' || scenario === 'loaded' };
+      await Promise.all(children.map((c) => ask(c, setup, 'ready')));
+      reports = await Promise.all(children.map((c) => ask(c, { type: 'go' }, 'done')));
+    }
     return { admitted: reports.reduce((s, r) => s + r.admitted, 0), byPolicy: reports.reduce((s, r) => s + r.byPolicy, 0) };
   } finally {
+    for (const b of burners) b.kill('SIGKILL');
     for (const c of children) if (c.connected) c.send({ type: 'exit' });
   }
 }
 
-async function stall(server) {
+async function stall(server, redis) {
+  const { RedisStore } = await import(redis ?? '@ratekeeper/redis');
   const client = new Redis({ port: server.port, host: '127.0.0.1' });
   await client.ping();
   const limiter = new TokenBucketLimiter({ capacity: 1000, refillPerSecond: 100, store: new RedisStore({ client, prefix: 'stall:' }) });
@@ -80,19 +103,32 @@ async function stall(server) {
 }
 
 export async function run(args) {
-  const runs = Number(args.find((a) => a.startsWith('--attack-runs='))?.split('=')[1] ?? 3);
+  const flag = (name, fallback) => args.find((a) => a.startsWith(`--attack-${name}=`))?.split('=')[1] ?? fallback;
+  const runs = Number(flag('runs', 3));
+  const scenarios = flag('scenarios', SCENARIOS.join(',')).split(',');
+  const build = flag('redis', undefined);
+  const redis = build === undefined ? undefined : pathToFileURL(build).href;
   const server = await startRedis();
   try {
     const rows = [];
-    for (const client of ['ioredis', 'node-redis']) {
-      for (let r = 0; r < runs; r++) {
-        const { admitted, byPolicy } = await burst(server.port, client, r);
-        rows.push([client, String(r + 1), String(admitted), String(LIMIT), `${(admitted / LIMIT).toFixed(2)}×`, String(byPolicy)]);
+    for (const scenario of scenarios) {
+      for (const client of ['ioredis', 'node-redis']) {
+        const admitted = [];
+        let byPolicy = 0;
+        for (let r = 0; r < runs; r++) {
+          const result = await burst(server.port, client, scenario, r, redis);
+          admitted.push(result.admitted);
+          byPolicy += result.byPolicy;
+        }
+        rows.push([scenario, client, admitted.join(', '), String(LIMIT), `${(Math.max(...admitted) / LIMIT).toFixed(2)}×`, String(byPolicy)]);
       }
     }
-    console.log(`burst: ${WORKERS} processes × ${REQUESTS} consume at once on one key, TokenBucketLimiter capacity ${LIMIT}, RedisStore default options`);
-    console.log(table(['client', 'run', 'admitted', 'limit', 'admitted/limit', 'decided by policy'], rows));
-    const s = await stall(server);
+    console.log(
+      `burst: ${WORKERS} processes × ${REQUESTS} consume at once on one key, TokenBucketLimiter capacity ${LIMIT}, RedisStore default options${build === undefined ? '' : ` (build ${build})`}`,
+    );
+    console.log(table(['scenario', 'client', `admitted (${runs} runs)`, 'limit', 'worst admitted/limit', 'decided by policy'], rows));
+    if (flag('stall', 'true') === 'false') return;
+    const s = await stall(server, redis);
     console.log(`\nstall: redis-server SIGSTOPped for 2 s under one call every 2 ms, RedisStore default options`);
     console.log(table(['slowest decision in the stall', 'decided by Redis', 'decided by policy'], [[`${s.slowest.toFixed(1)} ms`, String(s.byRedis), String(s.byPolicy)]]));
   } finally {

@@ -26,10 +26,11 @@ export function hasTaskset(cpuCount) {
 
 /**
  * startChild forks `file` with `args` and resolves to `{ proc, ready }` once it sends
- * `{ type: 'ready' }`; `cpu` (a number) pins the process and all its threads to that CPU.
+ * `{ type: 'ready' }`; `cpu` (a number) pins the process and all its threads to that CPU; `execPath`
+ * runs it on another runtime that speaks Node's IPC (Bun).
  */
-export function startChild(file, args, { cpu, execArgv = [] } = {}) {
-  const proc = fork(file, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+export function startChild(file, args, { cpu, execArgv = [], execPath } = {}) {
+  const proc = fork(file, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, ...(execPath === undefined ? {} : { execPath }) });
   live.add(proc);
   proc.once('exit', () => live.delete(proc));
   if (cpu !== undefined) execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(proc.pid)], { stdio: 'ignore' });

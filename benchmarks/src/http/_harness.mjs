@@ -1,10 +1,11 @@
 /**
  * The measuring loop of the HTTP benchmark, for one framework at a time.
  *
- * It starts seven servers, each in its own process — bare, control (a second bare server), noop (bare
- * plus an empty middleware), ratekeeper×{allow, deny} and peer×{allow, deny} — warms each one up
+ * It starts nine servers, each in its own process — bare, control (a second bare server), noop (bare
+ * plus an empty middleware), ratekeeper×{allow, deny}, floor×{allow, deny} (the fair floor of
+ * _floor.mjs) and peer×{allow, deny} (where the framework has a peer) — warms each one up
  * (which also spends the single request a deny server admits), then runs `rounds` rounds per path. A
- * round is one slice of each of [bare, ratekeeper, peer] back to back (plus noop and control on the
+ * round is one slice of each of [bare, ratekeeper, floor, peer] back to back (plus noop and control on the
  * allow path), in an order rotated from round to round so that no library always runs right after
  * (or before) bare; every ratio and every CPU difference is taken within a round, against that
  * round's bare slice, because this machine drifts 20–30 % over tens of seconds. The control row is
@@ -82,8 +83,11 @@ export async function waitForQuiet(maxWaitMs) {
 
 const UNLIMITED = ['bare', 'control', 'noop'];
 
-/** limitersOf lists the limited libraries of a run; ratekeeper is left out when its adapter is missing. */
-const limitersOf = (cfg) => (cfg.withRatekeeper ? ['ratekeeper', 'peer'] : ['peer']);
+/**
+ * limitersOf lists the limited libraries of a run: ratekeeper (left out when its adapter is missing),
+ * the fair floor, and the peer where the framework has one.
+ */
+const limitersOf = (cfg) => [...(cfg.withRatekeeper ? ['ratekeeper'] : []), 'floor', ...(cfg.withPeer === false ? [] : ['peer'])];
 
 /** variantsOf lists the servers of a framework as { library, path }. */
 export function variantsOf(cfg) {
@@ -108,7 +112,7 @@ async function startServers(framework, cfg) {
           ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${cfg.profileDir}`, `--cpu-prof-name=${framework}-${library}-${path}.cpuprofile`]
           : [];
       const args = [framework, library, path, cfg.erlHeaders];
-      const { proc, ready } = await startChild(SERVER_FILE, args, { cpu: cfg.serverCpu, execArgv });
+      const { proc, ready } = await startChild(SERVER_FILE, args, { cpu: cfg.serverCpu, execArgv: cfg.execPath === undefined ? execArgv : [], execPath: cfg.execPath });
       servers[`${library}:${path}`] = { proc, url: `http://127.0.0.1:${ready.port}/` };
     }
   } catch (err) {

@@ -1,7 +1,9 @@
 /**
- * The hello-world servers the HTTP benchmark measures: for each framework (express, fastify, koa, hono) a
- * `bare` app, the same app with `ratekeeper`, and the same app with that framework's popular limiter
- * (`peer`). Every app answers `GET /` with the text `hello world`; nothing else differs.
+ * The hello-world servers the HTTP benchmark measures: for each framework (express, fastify, koa, hono,
+ * fetch on Node through @hono/node-server, bun: plain fetch on `Bun.serve`, bun-hono: Hono on
+ * `Bun.serve`) a `bare` app, the same app with `ratekeeper`, with the fair floor (`floor`: the
+ * hand-written middleware of _floor.mjs) and with that framework's popular limiter (`peer`; plain
+ * fetch has none). Every app answers `GET /` with the text `hello world`; nothing else differs.
  *
  * A limited variant runs one of two paths:
  * - `allow`: a limit so high it never denies during a run (ratekeeper: a token bucket of 10^9);
@@ -22,19 +24,28 @@
  * Ratekeeper's adapters are imported lazily, so the bare and peer servers run before they exist.
  */
 import { createServer } from 'node:http';
+import { expressFloor, fastifyFloor, fetchFloor, honoFloor, koaFloor } from './_floor.mjs';
 
-export const FRAMEWORKS = ['express', 'fastify', 'koa', 'hono'];
+export const FRAMEWORKS = ['express', 'fastify', 'koa', 'hono', 'fetch', 'bun', 'bun-hono'];
+/** BUN_FRAMEWORKS run their servers under Bun (the harness forks them with Bun's binary). */
+export const BUN_FRAMEWORKS = ['bun', 'bun-hono'];
 /**
  * `control` is a second bare server, measured like a limiter: the A/A noise floor of a run. `noop`
  * is bare plus an empty middleware (an empty onRequest hook on Fastify): what the framework charges
  * for any middleware at all, before a limiter does anything. `ratekeeper-noheaders` is ratekeeper
  * with `headers: false` (Retry-After still on a 429), to split the decision's cost from the headers'.
  */
-export const LIBRARIES = ['bare', 'control', 'noop', 'ratekeeper', 'ratekeeper-noheaders', 'peer'];
+export const LIBRARIES = ['bare', 'control', 'noop', 'ratekeeper', 'ratekeeper-noheaders', 'floor', 'peer'];
 export const PATHS = ['allow', 'deny'];
 
 /** PEER_NAMES labels the peer limiter of each framework in reports. */
-export const PEER_NAMES = { express: 'express-rate-limit', fastify: '@fastify/rate-limit', koa: 'koa-ratelimit', hono: 'hono-rate-limiter' };
+export const PEER_NAMES = {
+  express: 'express-rate-limit',
+  fastify: '@fastify/rate-limit',
+  koa: 'koa-ratelimit',
+  hono: 'hono-rate-limiter',
+  'bun-hono': 'hono-rate-limiter',
+};
 
 const HOUR_MS = 3_600_000;
 const HIGH = 1_000_000_000;
@@ -53,6 +64,8 @@ function ratekeeperOptions(path, library) {
 }
 
 const isRatekeeper = (library) => library === 'ratekeeper' || library === 'ratekeeper-noheaders';
+/** The floor's bucket has ratekeeper's capacity and refill, so both write fields of the same sizes. */
+const floorArgs = (path) => [limitFor(path), 1 / 3600];
 
 async function expressApp(library, path, opts) {
   const { default: express } = await import('express');
@@ -64,6 +77,8 @@ async function expressApp(library, path, opts) {
     const { rateLimit } = await import('express-rate-limit');
     const headers = opts.erlHeaders === 'draft-8' ? { standardHeaders: 'draft-8', legacyHeaders: false } : {};
     app.use(rateLimit({ limit: limitFor(path), windowMs: HOUR_MS, ...headers }));
+  } else if (library === 'floor') {
+    app.use(expressFloor(...floorArgs(path)));
   } else if (library === 'noop') {
     app.use(function noop(_req, _res, next) {
       next();
@@ -84,6 +99,8 @@ async function fastifyApp(library, path) {
   } else if (library === 'peer') {
     const { default: fastifyRateLimit } = await import('@fastify/rate-limit');
     await app.register(fastifyRateLimit, { max: limitFor(path), timeWindow: HOUR_MS });
+  } else if (library === 'floor') {
+    app.addHook('onRequest', fastifyFloor(...floorArgs(path)));
   } else if (library === 'noop') {
     app.addHook('onRequest', function noop(_request, _reply, next) {
       next();
@@ -103,6 +120,8 @@ async function koaApp(library, path) {
   } else if (library === 'peer') {
     const { default: ratelimit } = await import('koa-ratelimit');
     app.use(ratelimit({ driver: 'memory', db: new Map(), max: limitFor(path), duration: HOUR_MS }));
+  } else if (library === 'floor') {
+    app.use(koaFloor(...floorArgs(path)));
   } else if (library === 'noop') {
     app.use(function noop(_ctx, next) {
       return next();
@@ -114,27 +133,75 @@ async function koaApp(library, path) {
   return createServer(app.callback());
 }
 
-async function honoApp(library, path) {
+/** honoFetch builds the Hono app of a variant and returns its fetch function; `getConnInfo` is the runtime's. */
+async function honoFetch(library, path, getConnInfo) {
   const { Hono } = await import('hono');
-  const { createAdaptorServer } = await import('@hono/node-server');
-  const { getConnInfo } = await import('@hono/node-server/conninfo');
   const app = new Hono();
+  const address = (c) => getConnInfo(c).remote.address ?? '';
   if (isRatekeeper(library)) {
     const { rateLimit } = await import('@ratekeeper/hono');
     app.use(rateLimit({ ...ratekeeperOptions(path, library), getConnInfo }));
+  } else if (library === 'floor') {
+    app.use(honoFloor(...floorArgs(path), address));
   } else if (library === 'peer') {
     const { rateLimiter } = await import('hono-rate-limiter');
-    app.use(rateLimiter({ windowMs: HOUR_MS, limit: limitFor(path), keyGenerator: (c) => getConnInfo(c).remote.address ?? '' }));
+    app.use(rateLimiter({ windowMs: HOUR_MS, limit: limitFor(path), keyGenerator: address }));
   } else if (library === 'noop') {
     app.use(async function noop(_c, next) {
       await next();
     });
   }
   app.get('/', (c) => c.text(HELLO));
-  return createAdaptorServer({ fetch: app.fetch });
+  return app.fetch;
 }
 
-const BUILDERS = { express: expressApp, fastify: fastifyApp, koa: koaApp, hono: honoApp };
+async function honoApp(library, path) {
+  const { createAdaptorServer } = await import('@hono/node-server');
+  const { getConnInfo } = await import('@hono/node-server/conninfo');
+  return createAdaptorServer({ fetch: await honoFetch(library, path, getConnInfo) });
+}
+
+const hello = () => new Response(HELLO);
+
+/**
+ * plainFetch returns the `(request, ...runtimeArgs) => Response` handler of a plain fetch variant;
+ * `address(request, ...runtimeArgs)` reads the client address the runtime hands over.
+ */
+async function plainFetch(library, path, address) {
+  if (isRatekeeper(library)) {
+    const { rateLimit } = await import('@ratekeeper/fetch');
+    return rateLimit(ratekeeperOptions(path, library)).wrap(hello, address);
+  }
+  if (library === 'floor') return fetchFloor(...floorArgs(path), hello, address);
+  if (library === 'noop') return (request) => Promise.resolve(hello(request));
+  return hello;
+}
+
+/** fetchApp serves plain fetch handlers on Node (@hono/node-server hands over `{ incoming }`). */
+async function fetchApp(library, path) {
+  const { createAdaptorServer } = await import('@hono/node-server');
+  return createAdaptorServer({ fetch: await plainFetch(library, path, (_request, env) => env.incoming.socket.remoteAddress) });
+}
+
+/** bunServe serves `fetch` on `Bun.serve` (this process must be Bun) behind a stand-in for a node:http server. */
+function bunServe(fetch) {
+  if (typeof Bun === 'undefined') throw new Error('servers: the bun frameworks run only under Bun');
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch });
+  return { listening: true, address: () => ({ port: server.port }), close: () => server.stop(true) };
+}
+
+/** bunApp serves plain fetch handlers on Bun (the fetch adapter, the floor); there is no peer. */
+async function bunApp(library, path) {
+  return bunServe(await plainFetch(library, path, (request, server) => server.requestIP(request)?.address));
+}
+
+/** bunHonoApp serves the Hono variants on Bun: the Hono adapter, the floor and hono-rate-limiter. */
+async function bunHonoApp(library, path) {
+  const { getConnInfo } = await import('hono/bun');
+  return bunServe(await honoFetch(library, path, getConnInfo));
+}
+
+const BUILDERS = { express: expressApp, fastify: fastifyApp, koa: koaApp, hono: honoApp, fetch: fetchApp, bun: bunApp, 'bun-hono': bunHonoApp };
 
 /**
  * listenApp builds one variant and listens on 127.0.0.1 at a free port; it resolves to the
@@ -144,6 +211,7 @@ export async function listenApp(framework, library, path, opts = {}) {
   const build = BUILDERS[framework];
   if (build === undefined) throw new TypeError(`servers: framework must be one of ${FRAMEWORKS.join(', ')}, got ${String(framework)}`);
   if (!LIBRARIES.includes(library)) throw new TypeError(`servers: library must be one of ${LIBRARIES.join(', ')}, got ${String(library)}`);
+  if (library === 'peer' && PEER_NAMES[framework] === undefined) throw new TypeError(`servers: ${framework} has no peer limiter`);
   const unlimited = library === 'bare' || library === 'control' || library === 'noop';
   const server = await build(library === 'control' ? 'bare' : library, unlimited ? 'allow' : path, opts);
   if (server.listening) return server;

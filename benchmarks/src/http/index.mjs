@@ -9,7 +9,8 @@
  *   --http-slice-ms=N      length of one slice (default 800)
  *   --http-warmup-ms=N     warm-up slice per server (default 1000)
  *   --http-connections=N   autocannon connections (default 50)
- *   --http-frameworks=a,b  subset of express,fastify,koa,hono
+ *   --http-frameworks=a,b  subset of express,fastify,koa,hono,fetch,bun,bun-hono (bun: the fetch adapter on
+ *                          Bun.serve; bun-hono: the Hono adapter on Bun; both need the `bun` package)
  *   --http-erl-headers=X   'default' (express-rate-limit's legacy X-RateLimit-*) or 'draft-8'
  *   --http-quiet-wait-ms=N before each round, wait up to N ms for a quiet machine (default 1000; 0: never)
  *   --http-pin=false       do not pin the client and the servers to separate CPUs
@@ -20,15 +21,16 @@
  * stopped when it returns, throws or is interrupted.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flags, intFlag } from '../lib/args.mjs';
 import { hasTaskset, startChild, stopAll } from './_children.mjs';
 import { benchFramework } from './_harness.mjs';
 import { formatTable, pressureNote, summarize } from './_report.mjs';
-import { FRAMEWORKS } from './_servers.mjs';
+import { BUN_FRAMEWORKS, FRAMEWORKS, PEER_NAMES } from './_servers.mjs';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const CLIENT_FILE = fileURLToPath(new URL('./_client-child.mjs', import.meta.url));
@@ -73,12 +75,30 @@ async function adapterReady(framework, attempts = 5) {
   }
 }
 
+/**
+ * bunBinary finds Bun's executable: the `bun` package's own when its postinstall ran (pnpm does not
+ * run it), else the platform package's; undefined when neither is installed.
+ */
+function bunBinary() {
+  try {
+    const require = createRequire(import.meta.url);
+    const root = dirname(require.resolve('bun/package.json'));
+    const own = join(root, 'bin', 'bun.exe');
+    if (existsSync(own) && statSync(own).size > 1_000_000) return own;
+    const platform = `@oven/bun-${process.platform}-${process.arch === 'arm64' ? 'aarch64' : process.arch}`;
+    const binary = join(dirname(createRequire(join(root, 'package.json')).resolve(`${platform}/package.json`)), 'bin', 'bun');
+    return existsSync(binary) ? binary : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function describeSetup(opts, pinned) {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   return [
     `HTTP benchmark — ${new Date().toISOString()} — Node ${process.version}, ${cpus().length}× ${cpu}`,
     `autocannon on 127.0.0.1, ${opts.connections} connections, pipelining 1; ${opts.rounds} rounds per path of ` +
-      `[bare, ratekeeper, peer] slices of ${opts.sliceMs} ms (rotated order), ${opts.warmupMs} ms warm-up per server, ` +
+      `[bare, ratekeeper, floor, peer] slices of ${opts.sliceMs} ms (rotated order), ${opts.warmupMs} ms warm-up per server, ` +
       `up to ${opts.quietWaitMs} ms wait for a quiet machine before each round`,
     pinned ? 'client pinned to CPU 0, servers to CPU 1 (taskset)' : 'no CPU pinning: client and server share the cores',
     `express-rate-limit headers: ${opts.erlHeaders === 'draft-8' ? "standardHeaders 'draft-8', no legacy headers" : 'its defaults (legacy X-RateLimit-*, no standard headers)'}`,
@@ -96,11 +116,19 @@ export async function run(args = []) {
     const { proc: client } = await startChild(CLIENT_FILE, [], pinned ? { cpu: 0 } : {});
     const results = [];
     for (const framework of opts.frameworks) {
-      const withRatekeeper = await adapterReady(framework);
-      if (!withRatekeeper) console.log(`(${framework}: @ratekeeper/${framework} has no rateLimit export yet; measuring bare and peer only)`);
+      const adapter = { bun: 'fetch', 'bun-hono': 'hono' }[framework] ?? framework;
+      const withRatekeeper = await adapterReady(adapter);
+      if (!withRatekeeper) console.log(`(${framework}: @ratekeeper/${adapter} has no rateLimit export yet; measuring bare, floor and peer only)`);
+      const execPath = BUN_FRAMEWORKS.includes(framework) ? bunBinary() : undefined;
+      if (BUN_FRAMEWORKS.includes(framework) && execPath === undefined) {
+        console.log(`(${framework}: Bun is not installed (pnpm install brings the bun package); skipped)`);
+        continue;
+      }
       const cfg = {
         ...opts,
         withRatekeeper,
+        withPeer: PEER_NAMES[framework] !== undefined,
+        execPath,
         serverCpu: pinned ? 1 : undefined,
         profileDir: opts.profile === undefined ? undefined : resolve(opts.profile),
         onRound: (fw, path, r) => process.stderr.write(`  ${fw} ${path} round ${r + 1}/${opts.rounds}\n`),

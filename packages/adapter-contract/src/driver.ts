@@ -6,7 +6,7 @@
  * own option shape, which keeps every assertion identical across frameworks.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Decision, RateLimitOptions } from '@ratekeeper/core';
+import type { Decision, LimiterSource, RateLimitBaseOptions } from '@ratekeeper/core';
 import type { Listening } from './support.js';
 
 /** RequestView is the little of a request the suites' callbacks read. */
@@ -18,16 +18,23 @@ export interface RequestView {
   readonly path: string;
 }
 
-/** Answer is what a neutral limited-response handler wants written: status and JSON body. */
+/**
+ * Answer is what a neutral limited-response handler wants written: a JSON body, and a status unless
+ * the handler leaves the adapter's preset one (the driver then writes the body alone, the way a user
+ * would: `res.json(body)`, `ctx.body = body`, `c.json(body)`, `Response.json(body)`, `reply.send(body)`).
+ */
 export interface Answer {
-  readonly status: number;
+  readonly status?: number;
   readonly body: unknown;
 }
 
 /** ContractOptions are the adapter options with framework-neutral callbacks. */
-export interface ContractOptions extends RateLimitOptions<RequestView> {
+export type ContractOptions = ContractBehaviour & LimiterSource<RequestView>;
+
+/** ContractBehaviour is ContractOptions without the limiter's: what a suite spreads beside its own limiter. */
+export type ContractBehaviour = RateLimitBaseOptions<RequestView> & {
   readonly handler?: (decision: Decision, req: RequestView) => Answer | Promise<Answer>;
-}
+};
 
 /** Setup is how the app around the middleware is built; every field is optional. */
 export interface Setup<F> {
@@ -44,13 +51,19 @@ export interface Setup<F> {
    * a response refuses a rate-limit header.
    */
   readonly refuseHeader?: string;
+  /**
+   * The route's work: GET / awaits it (when given) before it answers, with the request's view, so a
+   * suite controls how long each handler works and sees when it ends. The route then answers as
+   * usual (`?status=N` …), even to a client that has gone.
+   */
+  readonly work?: (req: RequestView) => Promise<void>;
 }
 
 /**
  * Served is a listening app: rateLimit, then a GET / that answers 'ok' and counts its runs; with
  * `?status=N` it answers that status, with `?bytes=N` a body of N bytes (with its Content-Length),
- * with `?throw=1` it throws, for the framework's error path to answer 500; with `?hold=1` it never
- * answers (a long request, until the client goes away).
+ * with `?throw=1` it throws, for the framework's error path to answer 500; with `?hold=1` it works
+ * until the client goes away, and only then answers (to nobody), as a handler watching its request does.
  */
 export interface Served extends Listening {
   /** Every error that reached the framework's error path, in order. */

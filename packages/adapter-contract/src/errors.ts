@@ -1,20 +1,22 @@
 /**
  * Errors from the caller's functions go to the framework's error path (a 500, the server keeps
  * serving), and hostile text (CR/LF, NUL, U+2028, non-Latin-1) in keys or error messages never reaches
- * a header and never throws. Where the framework hides errors behind a generic 500 body (Koa), the
- * body is checked too.
+ * a header and never throws. A hook answering the wrong type (a skip that is not a boolean, a key that
+ * is not a string, a bad cost) is an error too, never a silent count. Where the framework hides errors
+ * behind a generic 500 body (Koa), the body is checked too.
  */
-import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
+import { ManualClock, type RateLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { ContractOptions, Driver } from './driver.js';
-import { expectPrintableHeaders } from './support.js';
+import type { ContractBehaviour, Driver } from './driver.js';
+import { counting, expectPrintableHeaders } from './support.js';
 
 const HOSTILE = 'evil\r\nSet-Cookie: stolen=1\r\n\r\n\u0000\u2028\u007fé中文😀';
 
 export function errorsSuite<F>(drivers: readonly Driver<F>[]): void {
   for (const driver of drivers) {
     describe(driver.name, () => {
-      const app = (options: ContractOptions) => driver.serve({ limiter: new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, clock: new ManualClock(0) }), ...options });
+      const app = (options: ContractBehaviour & { readonly limiter?: RateLimiter }) =>
+        driver.serve({ limiter: new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, clock: new ManualClock(0) }), ...options });
       const genericBody = (text: string) => {
         if (driver.genericErrorBody !== undefined) expect(text).toBe(driver.genericErrorBody);
       };
@@ -62,7 +64,7 @@ export function errorsSuite<F>(drivers: readonly Driver<F>[]): void {
           },
         ],
       ] as const)('an error thrown by %s goes to the error path and the server keeps serving', async (name, options) => {
-        const { http, errors } = app(options as ContractOptions);
+        const { http, errors } = app(options as ContractBehaviour);
         const statuses = [];
         for (let i = 0; i < 3; i++) {
           const res = await http.get('/');
@@ -79,6 +81,23 @@ export function errorsSuite<F>(drivers: readonly Driver<F>[]): void {
           await http.get('/').expect(500);
           expect(errors).toHaveLength(1);
           expect(ran()).toBe(0);
+        }
+      });
+
+      it('a skip function answering a non-boolean, at once or through a promise, is an error, never a silent count', async () => {
+        for (const [answer, shown] of [
+          [1, '1'],
+          ['yes', '"yes"'],
+          [{}, 'an object'],
+        ] as const) {
+          for (const async of [false, true]) {
+            const counted = counting(new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, clock: new ManualClock(0) }));
+            const { http, errors, ran } = app({ limiter: counted.limiter, skip: () => (async ? Promise.resolve(answer as never) : (answer as never)) });
+            const res = await http.get('/').expect(500);
+            genericBody(res.text);
+            expect([(errors[0] as Error).name, (errors[0] as Error).message]).toEqual(['TypeError', `rateLimit: skip(req) must return a boolean, got ${shown}`]);
+            expect([counted.keys, ran()]).toEqual([[], 0]);
+          }
         }
       });
 

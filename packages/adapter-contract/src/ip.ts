@@ -3,10 +3,16 @@
  * setting alone decides whether X-Forwarded-For counts. Loopback has one address, so the IPv6 cases
  * reach the middleware through a trusted X-Forwarded-For, exactly as they would behind a proxy.
  * `resolves` rows are the framework's own proxy settings and the address each must yield.
+ *
+ * What the frameworks pass on verbatim is checked here too, because each of them does (Express, Koa,
+ * Fastify: `req.ip` is the X-Forwarded-For entry as written): an entry with a port is the address
+ * (it was a MissingIpError 500), an IPv4-compatible `::a.b.c.d` is its IPv4 client (it shared one /56
+ * with every other), and the unspecified address (`0.0.0.0`, `::`, …) is no client (it was one bucket
+ * for everyone who sent it, on fetch and Hono whatever the proxy).
  */
 import { ManualClock, TokenBucketLimiter, ipKey } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { ContractOptions, Driver } from './driver.js';
+import type { ContractBehaviour, Driver } from './driver.js';
 import { counting, oneSocket } from './support.js';
 
 /** One proxy-trust row: `proxy` goes to the driver as is; `label` names it in the test title. */
@@ -20,7 +26,7 @@ export interface Resolves {
 export function ipSuite<F>(drivers: readonly Driver<F>[], resolves: readonly Resolves[]): void {
   for (const driver of drivers) {
     describe(driver.name, () => {
-      function app(proxy: unknown, capacity: number, options: ContractOptions = {}) {
+      function app(proxy: unknown, capacity: number, options: ContractBehaviour = {}) {
         const counted = counting(new TokenBucketLimiter({ capacity, refillPerSecond: 1, clock: new ManualClock(0) }));
         return { ...driver.serve({ limiter: counted.limiter, ...options }, { proxy }), keys: counted.keys };
       }
@@ -94,20 +100,53 @@ export function ipSuite<F>(drivers: readonly Driver<F>[], resolves: readonly Res
         expect(new Set(keys)).toEqual(new Set(['1.2.3.4']));
       });
 
-      it.each(['unknown', 'undefined', 'not-an-ip', '1.2.3.4.5', '::ffff:1.2.3.256', `${'1.'.repeat(40)}1`])(
-        'never counts the unusable resolved IP %j in a shared bucket: 500 by default, uncounted with missingIp skip',
-        async (junk) => {
-          const rejecting = app(true, 1);
-          for (let i = 0; i < 3; i++) await rejecting.http.get('/').set('X-Forwarded-For', junk).expect(500);
-          expect(rejecting.keys).toEqual([]);
-          expect(rejecting.ips).toEqual([]);
-          expect(rejecting.errors.map((e) => (e as Error).name)).toEqual(['MissingIpError', 'MissingIpError', 'MissingIpError']);
-          const skipping = app(true, 1, { missingIp: 'skip' });
-          for (let i = 0; i < 3; i++) await skipping.http.get('/').set('X-Forwarded-For', junk).expect(200);
-          expect(skipping.keys).toEqual([]);
-          expect(skipping.ips).toEqual([junk, junk, junk]);
-        },
-      );
+      it('counts an address with a port under the address: one bucket whatever the port, never a 500', async () => {
+        const { http, keys, errors } = app(true, 3);
+        const statuses = [];
+        for (const xff of ['1.2.3.4:443', '1.2.3.4:8080', '[::ffff:1.2.3.4]:443', '1.2.3.4', '[2001:db8:ab:cd00::1]:443', '[2001:db8:ab:cdff::2]']) {
+          statuses.push((await http.get('/').set('X-Forwarded-For', xff)).status);
+        }
+        expect(statuses).toEqual([200, 200, 200, 429, 200, 200]);
+        expect(errors).toEqual([]);
+        expect(keys).toEqual(['1.2.3.4', '1.2.3.4', '1.2.3.4', '1.2.3.4', '2001:db8:ab:cd00::/56', '2001:db8:ab:cd00::/56']);
+      });
+
+      it('counts each IPv4-compatible ::a.b.c.d as its IPv4 client, not all of them in one /56', async () => {
+        const { http, keys } = app(true, 2);
+        const statuses = [];
+        for (const xff of ['::1.2.3.4', '::102:304', '1.2.3.4', '::5.6.7.8', '0:0:0:0:0:0:5.6.7.8']) statuses.push((await http.get('/').set('X-Forwarded-For', xff)).status);
+        expect(statuses).toEqual([200, 200, 429, 200, 200]);
+        expect(keys).toEqual(['1.2.3.4', '1.2.3.4', '1.2.3.4', '5.6.7.8', '5.6.7.8']);
+      });
+
+      it.each([
+        'unknown',
+        'undefined',
+        'not-an-ip',
+        '1.2.3.4.5',
+        '::ffff:1.2.3.256',
+        `${'1.'.repeat(40)}1`,
+        '0.0.0.0',
+        '::',
+        '::0',
+        '0:0:0:0:0:0:0:0',
+        '::ffff:0.0.0.0',
+        '[::]:443',
+        '1.2.3.4:65536',
+        '1.2.3.4:',
+        '::ffff:1.2.3.4:443',
+        '[1.2.3.4]:443',
+      ])('never counts the unusable resolved IP %j in a shared bucket: 500 by default, uncounted with missingIp skip', async (junk) => {
+        const rejecting = app(true, 1);
+        for (let i = 0; i < 3; i++) await rejecting.http.get('/').set('X-Forwarded-For', junk).expect(500);
+        expect(rejecting.keys).toEqual([]);
+        expect(rejecting.ips).toEqual([]);
+        expect(rejecting.errors.map((e) => (e as Error).name)).toEqual(['MissingIpError', 'MissingIpError', 'MissingIpError']);
+        const skipping = app(true, 1, { missingIp: 'skip' });
+        for (let i = 0; i < 3; i++) await skipping.http.get('/').set('X-Forwarded-For', junk).expect(200);
+        expect(skipping.keys).toEqual([]);
+        expect(skipping.ips).toEqual([junk, junk, junk]);
+      });
     });
   }
 }

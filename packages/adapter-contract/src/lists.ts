@@ -7,13 +7,13 @@
  */
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { ContractOptions, Driver } from './driver.js';
+import type { ContractBehaviour, ContractOptions, Driver } from './driver.js';
 import { counting } from './support.js';
 
 export function listsSuite<F>(drivers: readonly Driver<F>[]): void {
   for (const driver of drivers) {
     describe(driver.name, () => {
-      function app(options: ContractOptions) {
+      function app(options: ContractBehaviour) {
         const counted = counting(new TokenBucketLimiter({ capacity: 2, refillPerSecond: 1, clock: new ManualClock(0) }));
         return { ...driver.serve({ limiter: counted.limiter, ...options }, { proxy: true }), keys: counted.keys };
       }

@@ -1,10 +1,12 @@
 /**
  * The per-request options (skip, key, cost, handler, onDecision, shadow), the header styles and the
- * algorithm shorthands, each through a real app of the driver's framework.
+ * algorithm shorthands, each through a real app of the driver's framework; with it, the handler's
+ * preset status (handler-status.ts).
  */
 import { type Decision, ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
 import type { Answer, Driver } from './driver.js';
+import { handlerStatusSuite } from './handler-status.js';
 import { counting, expectPrintableHeaders } from './support.js';
 
 const bucket = (capacity: number, clock = new ManualClock(0)) => new TokenBucketLimiter({ capacity, refillPerSecond: 1, name: 'b', clock });
@@ -91,6 +93,7 @@ export function optionsSuite<F>(drivers: readonly Driver<F>[]): void {
       shorthands(driver);
     });
   }
+  handlerStatusSuite(drivers);
 }
 
 function headerStyles<F>(driver: Driver<F>): void {

@@ -13,7 +13,7 @@
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import type { IncomingMessage } from 'node:http';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ContractOptions, Driver } from './driver.js';
+import type { ContractBehaviour, Driver } from './driver.js';
 import { counting } from './support.js';
 
 const PUBLIC_PEER = '203.0.113.7';
@@ -35,7 +35,7 @@ export function proxyWarningSuite<F>(drivers: readonly Driver<F>[], { setting }:
       });
 
       /** run sends `count` requests as `row` describes and reports statuses, keys and the warnings emitted. */
-      async function run(row: Row, count: number, options: ContractOptions = {}) {
+      async function run(row: Row, count: number, options: ContractBehaviour = {}) {
         const warnings: Error[] = [];
         const listener = (warning: Error) => void (warning.name === 'RatekeeperWarning' && warnings.push(warning));
         process.on('warning', listener);

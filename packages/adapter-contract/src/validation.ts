@@ -24,7 +24,12 @@ export function validationSuite(rateLimit: (options?: never) => unknown): void {
       TypeError,
       "rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'sliding-log', 'gcra' or 'concurrency', got \"leaky-bucket\"",
     ],
-    [{ limit: 5 }, TypeError, "rateLimit: limit does not apply to algorithm 'token-bucket'"],
+    [
+      { algorithm: 'token-bucket', limit: 5 },
+      TypeError,
+      "rateLimit: limit does not apply to algorithm 'token-bucket' ('token-bucket', takes capacity and refillPerSecond; to use limit, pick",
+    ],
+    [{ capacity: 5, windowMs: 1000 }, TypeError, "rateLimit: windowMs does not apply to algorithm 'token-bucket' (the default, 'token-bucket'"],
     [{ limiter, capacity: 5 }, TypeError, 'rateLimit: give either limiter or algorithm options, not both (got limiter and capacity)'],
     [{ limiter: {} }, TypeError, 'rateLimit: limiter must be a ratekeeper RateLimiter, got an object'],
     [{ handler: 'Too many requests' }, TypeError, 'rateLimit: handler must be a function, got "Too many requests"'],
@@ -38,8 +43,12 @@ export function validationSuite(rateLimit: (options?: never) => unknown): void {
     [{ ipv6Subnet: '56' }, TypeError, 'rateLimit: ipv6Subnet must be an integer from 32 to 64, got "56"'],
     [{ missingIp: 'allow' }, TypeError, "rateLimit: missingIp must be 'reject' or 'skip', got \"allow\""],
     [{ shadow: 'yes' }, TypeError, 'rateLimit: shadow must be a boolean, got "yes"'],
+    [{ abandonedMs: -1 }, RangeError, 'rateLimit: abandonedMs must be a whole number of milliseconds from 0 to 2147483647, or Infinity, got -1'],
+    [{ abandonedMs: '60s' }, TypeError, 'rateLimit: abandonedMs must be a whole number of milliseconds from 0 to 2147483647, or Infinity, got "60s"'],
     [{ windowMS: 60_000 }, TypeError, 'rateLimit: unknown option "windowMS"'],
-    [{ max: 100 }, TypeError, 'rateLimit: unknown option "max"'],
+    [{ max: 100 }, TypeError, 'rateLimit: unknown option "max": ratekeeper calls it "limit"'],
+    [{ keyGenerator: () => 'k' }, TypeError, 'rateLimit: unknown option "keyGenerator": ratekeeper calls it "key"'],
+    [{ standardHeaders: 'draft-7' }, TypeError, `rateLimit: unknown option "standardHeaders": ratekeeper calls it "headers": 'draft-10'`],
   ] as const)('rejects %j', (options, type, message) => {
     expect(create(options)).toThrow(type);
     expect(create(options)).toThrow(message);

@@ -16,14 +16,23 @@
  *   that waiting could cure) starts a ban of `banMs` from that instant, and is answered as the ban's
  *   first denial. A cost no policy can ever grant is denied without a ban (a bad request, not abuse);
  * - `peek` reports what consume would answer and starts nothing; `reset` lifts the ban and empties the
- *   key; `refund` gives back to the wrapped limiter and leaves a ban as it is.
+ *   key;
+ * - `refund` gives back to the wrapped limiter and then, during a ban, lifts it when the wrapped limiter
+ *   now admits the cost whose denial started it. Charges are made before outcomes are known
+ *   (`countOutcome`), so six concurrent logins that all succeed see the sixth denied; that denial was
+ *   owed to charges that do not count. While a key is banned nothing is charged, so a refund during a
+ *   ban gives back a charge made before it. A ban therefore stands only when the charges that still
+ *   count leave no room for the denied request: a run of failures (nothing refunded) is banned for the
+ *   whole of `banMs`, and a lifted ban admits no more than the wrapped limiter itself would. A refund of
+ *   a charge the limiter had already forgotten (a request that outlived its window) is given where the
+ *   limiter gives it (its refund step), and may lift a ban as any refund does.
  */
 import type { Clock } from './clock.js';
 import type { Decision } from './decision.js';
 import { Limiter, type RateLimiter } from './limiter.js';
 import type { Policy } from './policy.js';
 import type { Mode, Result, StoreBinding } from './store.js';
-import { describeValue, isCost, positiveInteger, refuseCall } from './validate.js';
+import { describeValue, isCost, positiveInteger, refuseCall, refuseUnknown } from './validate.js';
 
 /** Bans is what a store offers for bans: a binding with the ban decided in front of `binding`. */
 export interface Bans<M extends Mode = Mode> {
@@ -38,6 +47,7 @@ export interface BanOptions<M extends Mode> {
 }
 
 const OWNER = 'BanLimiter';
+const BAN_OPTIONS: ReadonlySet<string> = new Set(['limiter', 'banMs']);
 
 /** BanLimiter is a limiter whose denials ban the key for `banMs` (see the contract above). */
 export class BanLimiter<M extends Mode = 'sync'> implements RateLimiter<M> {
@@ -50,6 +60,7 @@ export class BanLimiter<M extends Mode = 'sync'> implements RateLimiter<M> {
 
   constructor(options: BanOptions<M>) {
     if (typeof options !== 'object' || options === null) throw new TypeError(`${OWNER}: options must be an object, got ${describeValue(options)}`);
+    refuseUnknown(OWNER, options, BAN_OPTIONS);
     const inner = options.limiter;
     if (!(inner instanceof Limiter)) throw new TypeError(`${OWNER}: limiter must be a single-policy ratekeeper limiter, got ${describeValue(inner)}`);
     // A lease must be released by whoever took it; a ban in front would hide the release.
@@ -92,7 +103,11 @@ export class BanLimiter<M extends Mode = 'sync'> implements RateLimiter<M> {
     return this.#inner.refundable;
   }
 
+  /** refund gives `cost` back to the wrapped limiter, and may lift the key's ban (see above). */
   refund(key: string, cost = 1): Result<M, void> {
-    return this.#inner.refund(key, cost);
+    const now = this.#clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, cost, now);
+    if (!this.#inner.refundable || this.#binding.refund === undefined) return this.#inner.refund(key, cost); // throws: cannot refund
+    return this.#binding.refund(key, now, cost);
   }
 }

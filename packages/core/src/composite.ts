@@ -4,8 +4,10 @@
  * member anything. Its Decision is the most restrictive one: the largest `retryAfterMs`, the smallest
  * `remaining`, the latest reset, with every member's decision in `parts` (for one header item each).
  *
- * Members on the memory store are decided in one synchronous pass; members on a remote store must all
- * share that one store, which decides them in one atomic call (`Store.consumeAll`). Nested composites
+ * The members' store decides them in one all-or-nothing call (`Store.consumeAll`, and `allowAll` where
+ * the store has it): members must all share that one store, or be on stores it `joins` (every memory
+ * store joins every other: each binding keeps its own table). Answered at once by a synchronous store
+ * (memory, SQLite), with a promise by a remote one. Nothing here asks which store class it was given. Nested composites
  * are flattened. All members must read the same clock, so that one `now` serves them all; it is read
  * once per call and refused, like a bad key or cost, when it is not a finite number (a throw on the
  * memory store, a rejected promise on a remote one: see limiter.ts).
@@ -19,8 +21,6 @@
 import type { Clock } from './clock.js';
 import type { Decision } from './decision.js';
 import { Limiter, type RateLimiter } from './limiter.js';
-import { allowAll, decideAll } from './memory-all.js';
-import { MemoryBinding } from './memory-store.js';
 import type { Policy } from './policy.js';
 import type { Mode, Result, Store, StoreBinding } from './store.js';
 import { describeValue, isCost, refuseCall } from './validate.js';
@@ -31,11 +31,10 @@ const OWNER = 'CompositeLimiter';
 export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M> {
   readonly mode: M;
   readonly policies: readonly Policy[];
-  readonly members: readonly Member<M>[];
+  readonly members: readonly Limiter<Policy, M>[];
   readonly #clock: Clock;
   readonly #bindings: readonly StoreBinding<M>[];
   readonly #store: Store<M>;
-  readonly #memory: readonly MemoryBinding[] | undefined;
   /** The members that hold leases (have release) and the rate members. */
   readonly #leases: readonly Member<M>[];
   readonly #rates: readonly Member<M>[];
@@ -60,14 +59,10 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
     for (const [i, m] of members.entries()) {
       if (m.clock !== this.#clock) throw new TypeError(`${OWNER}: every member must share one clock; member ${i} has another`);
     }
-    if (this.#bindings.every((b) => b instanceof MemoryBinding)) {
-      this.#memory = this.#bindings as unknown as readonly MemoryBinding[];
-    } else {
-      this.#memory = undefined;
-      const shared = members.every((m) => m.store === this.#store) && typeof this.#store.consumeAll === 'function';
-      if (!shared) throw new TypeError(`${OWNER}: members on a remote store must all share one store that supports consumeAll`);
-      this.#store.prepareAll?.(this.#bindings);
-    }
+    const store = this.#store;
+    const together = members.every((m) => m.store === store || store.joins?.(m.store) === true) && typeof store.consumeAll === 'function';
+    if (!together) throw new TypeError(`${OWNER}: members on a remote store must all share one store that supports consumeAll`);
+    store.prepareAll?.(this.#bindings);
   }
 
   consume(key: string, cost = 1): Result<M, Decision> {
@@ -81,9 +76,11 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
   allow(key: string, cost = 1): Result<M, boolean> {
     const now = this.#clock.now();
     if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, cost, now);
-    if (this.#memory !== undefined) return allowAll(this.#memory, key, now, cost) as Result<M, boolean>;
-    const all = this.#store.consumeAll!(this.#bindings, key, now, cost, true) as Promise<readonly Decision[]>;
-    return all.then((parts) => parts.every((p) => p.allowed)) as Result<M, boolean>;
+    if (this.#store.allowAll !== undefined) return this.#store.allowAll(this.#bindings, key, now, cost);
+    const all = this.#store.consumeAll!(this.#bindings, key, now, cost, true);
+    // A synchronous store (SQLite) answers at once; a remote one with a promise.
+    if (this.mode === 'sync') return (all as readonly Decision[]).every((p) => p.allowed) as Result<M, boolean>;
+    return (all as Promise<readonly Decision[]>).then((parts) => parts.every((p) => p.allowed)) as Result<M, boolean>;
   }
 
   reset(key: string): Result<M, void> {
@@ -111,9 +108,9 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
   #decide(key: string, cost: number, commit: boolean): Result<M, Decision> {
     const now = this.#clock.now();
     if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, cost, now);
-    if (this.#memory !== undefined) return mostRestrictive(decideAll(this.#memory, key, now, cost, commit)) as Result<M, Decision>;
-    const all = this.#store.consumeAll!(this.#bindings, key, now, cost, commit) as Promise<readonly Decision[]>;
-    return all.then(mostRestrictive) as Result<M, Decision>;
+    const all = this.#store.consumeAll!(this.#bindings, key, now, cost, commit);
+    if (this.mode === 'sync') return mostRestrictive(all as readonly Decision[]) as Result<M, Decision>;
+    return (all as Promise<readonly Decision[]>).then(mostRestrictive) as Result<M, Decision>;
   }
 }
 

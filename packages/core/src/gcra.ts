@@ -30,7 +30,7 @@ export interface GcraOptions<M extends Mode = 'sync'> extends LimiterOptions<M> 
 /** The option names GcraLimiter takes; any other is refused at construction. */
 export const GCRA_OPTIONS: ReadonlySet<string> = new Set(['emissionIntervalMs', 'burst', 'clock', 'store', 'name']);
 
-/** The bucket's bounds (limiters.ts): at most 1e6 per second, a full refill within 2^52 ms. */
+/** The bucket's bounds (bucket-and-window-limiters.ts): at most 1e6 per second, a full refill within 2^52 ms. */
 const MIN_INTERVAL_MS = 1e-3;
 const MAX_BURST_MS = 2 ** 52;
 

@@ -1,5 +1,10 @@
 export { type Clock, ManualClock, systemClock } from './clock.js';
-export { type Decision, bannedDecision, neverSatisfiable } from './decision.js';
+export {
+  type Decision,
+  /** @deprecated Import it from '@ratekeeper/core/store'; it leaves this entry in the next minor version. */
+  bannedDecision,
+  neverSatisfiable,
+} from './decision.js';
 export type {
   AlgorithmName,
   ConcurrencyPolicy,
@@ -11,21 +16,123 @@ export type {
   WindowAlgorithm,
   WindowPolicy,
 } from './policy.js';
-export { type Algorithm, type Step, type StepOutput, step, stepOutput, toDecision } from './algorithm.js';
+export {
+  type Algorithm,
+  type Step,
+  type StepOutput,
+  step,
+  /** @deprecated Import it from '@ratekeeper/core/store'; it leaves this entry in the next minor version. */
+  stepOutput,
+  /** @deprecated Import it from '@ratekeeper/core/store'; it leaves this entry in the next minor version. */
+  toDecision,
+} from './algorithm.js';
 export { tokenBucket } from './algorithms/token-bucket.js';
 export { slidingWindow } from './algorithms/sliding-window.js';
 export { fixedWindow } from './algorithms/fixed-window.js';
 export { MAX_LOG, slidingLog } from './algorithms/sliding-log.js';
 export { concurrency } from './algorithms/concurrency.js';
 export type { Booking, Mode, Result, Store, StoreBinding } from './store.js';
-export { DEFAULT_MAX_KEYS, MemoryBinding, MemoryStore, type MemoryStoreOptions } from './memory-store.js';
+export { MemoryBinding } from './memory/memory-binding.js';
+export { DEFAULT_MAX_KEYS, MemoryStore, type MemoryStoreOptions } from './memory/memory-store.js';
 export { Limiter, type LimiterOptions, type RateLimiter } from './limiter.js';
-export { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './limiters.js';
-export { ConcurrencyLimiter, type ConcurrencyOptions } from './concurrency.js';
+export { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './bucket-and-window-limiters.js';
+export { ConcurrencyLimiter, type ConcurrencyOptions } from './concurrency-limiter.js';
 export { GcraLimiter, type GcraOptions } from './gcra.js';
 export { type Reservation, type ReserveOptions, WaitError, type WaitOptions, reserve, wait } from './reserve.js';
+export { CANCELLABLE_BOOKINGS } from './memory/memory-ledger.js';
 export { CompositeLimiter, mostRestrictive } from './composite.js';
-export { describeValue, refuseUnknown } from './validate.js';
+export {
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  describeValue,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  refuseUnknown,
+} from './validate.js';
 export { BanLimiter, type BanOptions, type Bans } from './ban.js';
-export { DECISION_OUTCOMES, type DecisionOutcome, type Telemetry, outcomeOf } from './telemetry.js';
-export * from './http/index.js';
+export {
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  DECISION_OUTCOMES,
+  type DecisionOutcome,
+  type Telemetry,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  outcomeOf,
+} from './telemetry.js';
+// The HTTP layer: what applications use of it here; all of it, for adapters, in ./adapter.ts
+// (`@ratekeeper/core/adapter`), where the names marked deprecated below now live.
+export { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './http/ip.js';
+export { IpList } from './http/ip-list.js';
+export {
+  type HeaderSetter,
+  type HeaderStyle,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  limitField,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  policyField,
+  retryAfterSeconds,
+  seconds,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  writeHeaders,
+} from './http/headers.js';
+export { type LimitedResponse, PROBLEM_CONTENT_TYPE, limitedResponse } from './http/problem.js';
+export {
+  type AlgorithmShorthand,
+  type ConcurrencyShorthand,
+  type FixedWindowShorthand,
+  type GcraShorthand,
+  type LimiterChoice,
+  type ReadyLimiter,
+  type ShorthandCommon,
+  type SlidingLogShorthand,
+  type SlidingWindowShorthand,
+  type TokenBucketShorthand,
+  type WindowSizes,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  SHORTHAND,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  chooseLimiter,
+} from './http/shorthand.js';
+export {
+  type Adapter as RateLimitAdapter,
+  type LimiterSource,
+  type RateLimitBaseOptions,
+  type RateLimitOptions,
+  type RateLimitPlan,
+  type RateLimitPlans,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  prepareRateLimit,
+} from './http/plan.js';
+export type { Decide, Outcome } from './http/decide.js';
+export { MissingIpError, RateLimiterError } from './http/errors.js';
+export {
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  decisionProblem,
+} from './http/decision-check.js';
+export {
+  PROXY_WARNING_CODES,
+  type ProxyFinding,
+  type ProxySetting,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  ProxyWarning,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  hasForwardingHeader,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  isInternalAddress,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  proxyFinding,
+} from './http/proxy-check.js';
+export {
+  type LimitedBody,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  LimitedBodies,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  MAX_ENTRIES as MAX_LIMITED_BODIES,
+} from './http/limited-bodies.js';
+export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './http/outcome.js';
+export {
+  DEFAULT_ABANDONED_MS,
+  type NodeResponse,
+  type Watch,
+  type Work,
+  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
+  abandon,
+} from './http/work.js';
+export { type ClientSocket, DEFAULT_MAX_DELAY_MS, type DelayOptions } from './http/delay.js';

@@ -16,8 +16,9 @@
 import type { Algorithm } from './algorithm.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Decision } from './decision.js';
-import { MemoryStore } from './memory-store.js';
+import { MemoryStore } from './memory/memory-store.js';
 import type { Policy } from './policy.js';
+import { claimName } from './store-names.js';
 import type { Mode, Result, Store, StoreBinding } from './store.js';
 import { describeValue, isCost, refuseCall } from './validate.js';
 
@@ -42,9 +43,9 @@ export interface RateLimiter<M extends Mode = Mode> {
   refund?(key: string, cost?: number): Result<M, void>;
   /**
    * release returns `cost` (default 1) units of `key` that a request held while in flight (a
-   * concurrency lease, see concurrency.ts), never below zero. Present only on limiters that hold
-   * leases; the adapters then release every admitted request's lease exactly once when its response
-   * is over (http/outcome.ts).
+   * concurrency lease, see concurrency-limiter.ts), never below zero. Present only on limiters that hold
+   * leases; the adapters then release every admitted request's lease exactly once when its work is
+   * over (http/work.ts).
    */
   release?(key: string, cost?: number): Result<M, void>;
 }
@@ -55,7 +56,11 @@ export interface LimiterOptions<M extends Mode> {
   readonly clock?: Clock;
   /** Where state lives (default: a new MemoryStore). */
   readonly store?: Store<M>;
-  /** The policy's name in headers and store keys (default: derived from the parameters). */
+  /**
+   * The policy's name in headers and store keys (default: derived from the parameters, e.g. `fw-3-60000`).
+   * On a shared `store` one name is one budget: two limiters with the same settings and no name share
+   * it (the adapters' shorthand refuses that: store-names.ts); name each, or both alike to share on purpose.
+   */
   readonly name?: string;
 }
 
@@ -77,6 +82,7 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
     this.refundable = algorithm.refund !== undefined;
     this.clock = options.clock === undefined ? systemClock : checkClock(owner, options.clock);
     this.store = options.store === undefined ? (new MemoryStore() as unknown as Store<M>) : checkStore(owner, options.store);
+    if (options.store !== undefined) claimName(this.store, policy, options.name !== undefined, this);
     this.mode = this.store.mode;
     this.policy = policy;
     this.policies = Object.freeze([policy]);

@@ -11,11 +11,16 @@
  * - first come, first served: a reservation never goes before one made earlier on the key (its instant
  *   is at least the latest booked one), even when a smaller request would fit sooner;
  * - a cost above the limit, or a wait longer than `maxWaitMs`, fails at once and records nothing;
- * - `cancel()` before the instant gives the units back, restoring the key's state exactly, when nothing
- *   was booked on the key since. When something was, it returns false and the units stay spent:
- *   handing them back would let the later booking, computed with them spent, exceed the limit.
+ * - `cancel()` before the instant gives back what the booking took: the key is left exactly as if it
+ *   had never been booked, while every booking behind it keeps its instant (its cancel of the latest
+ *   booking restores the key bit for bit). Its units serve later requests, which queue behind the
+ *   latest booking (first come, first served), and every request that really goes, together with
+ *   those, keeps the policy's bound over any interval (memory/memory-ledger.ts says how and proves nothing is
+ *   handed back that a later booking relied on). A cancel answers false, giving nothing back, at or
+ *   after the instant, the second time, for a booking older than the key's latest CANCELLABLE_BOOKINGS,
+ *   and for one made before something other than a booking wrote the key (a consume, a refund).
  * - a composite books all its members at the one instant every member admits, or none; its cancel
- *   restores every member or none.
+ *   gives back on every member or on none.
  *
  * What Go's golang.org/x/time/rate got wrong with reservations, and the cases covered here (tests in
  * test/regressions/go-reservations.test.ts, the Redis port in redis/test/reserve.test.ts):
@@ -23,8 +28,9 @@
  *   refused reservation (too long, never) records nothing and its cancel answers false;
  * - Reservation.CancelAt restored the wrong number of tokens once other reservations had been made
  *   (golang/go#69419, #56924), and cancels in reverse order did not put the limiter back at
- *   fractional rates: a cancel here puts back the exact state from before its booking, and only when
- *   nothing was booked since; reverse-order cancels restore the key bit for bit, at 60 per second too;
+ *   fractional rates: a cancel here replays the other bookings from the state before the first of
+ *   them, so it gives back exactly what its booking took and nothing a later one relied on;
+ *   reverse-order cancels restore the key bit for bit, at 60 per second too;
  * - a cancel at or after the instant (the request may have gone), or a second cancel, gives nothing;
  * - Wait with a deadline (golang/go#54541): `maxWaitMs` is compared with the exact instant,
  *   inclusively (exactly maxWaitMs is granted, one millisecond more refused at once, before any
@@ -63,7 +69,7 @@ export interface Reservation<M extends Mode = 'sync'> {
    * fits, else the wait that exceeded maxWaitMs; `failure: 'closed'` when the store could not answer.
    */
   readonly decision: Decision;
-  /** cancel gives the units back if the reservation has not begun and nothing was booked after it. */
+  /** cancel gives back what the booking took, if its instant has not come (see the file comment for when it cannot). */
   cancel(): Result<M, boolean>;
 }
 

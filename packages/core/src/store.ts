@@ -41,6 +41,17 @@ export interface Store<M extends Mode = Mode> {
    */
   consumeAll?(bindings: readonly StoreBinding<M>[], key: string, now: number, cost: number, commit: boolean): Result<M, readonly Decision[]>;
   /**
+   * joins, when present, tells whether this store's consumeAll (and allowAll) also decides bindings of
+   * `other` together with its own: the memory store joins every memory store, since each binding keeps
+   * its own table. Without it a composite's members must all share this one store.
+   */
+  joins?(other: Store<M>): boolean;
+  /**
+   * allowAll, when present, is consumeAll answering only whether every binding admits (committing when
+   * they all do): a composite's `allow` uses it to skip building decisions it would throw away.
+   */
+  allowAll?(bindings: readonly StoreBinding<M>[], key: string, now: number, cost: number): Result<M, boolean>;
+  /**
    * prepareAll, when present, is called once when a CompositeLimiter is built over these bindings: it
    * throws a TypeError when the store cannot decide them together, so that consumeAll never has to.
    */
@@ -68,9 +79,11 @@ export interface Booking<M extends Mode = Mode> {
   readonly decisions: readonly Decision[];
   readonly failed?: true;
   /**
-   * cancel gives the units back, restoring every binding's state as it was before the booking, if
-   * `now` is before the booked instant and nothing was recorded on the key since; it answers whether
-   * it did. At most one cancel succeeds.
+   * cancel gives back what the booking took, if `now` is before the booked instant: every binding's
+   * state becomes the one it would hold had the booking never been made, with the bookings behind it
+   * in place (reserve.ts; memory/memory-ledger.ts is the memory store's way, which a remote store must answer
+   * alike: the latest CANCELLABLE_BOOKINGS of a key, none made before a write other than a booking).
+   * It answers whether it did. At most one cancel succeeds.
    */
   cancel(now: number): Result<M, boolean>;
 }

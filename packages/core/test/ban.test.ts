@@ -95,3 +95,25 @@ describe('BanLimiter on memory', () => {
     expect(['a', 'b', 'c', 'd'].map((k) => limiter.peek(k).retryAfterMs)).toEqual([0, HOUR - 3, HOUR - 2, HOUR - 1]);
   });
 });
+
+describe('a ban saved and restored (MemoryBans.banOf, restoreBan)', () => {
+  it('carries a ban into a fresh store: the same denials, the same end, the same lift by refund', () => {
+    const clock = new ManualClock(T0);
+    const first = new MemoryStore();
+    const limiter = new FixedWindowLimiter({ limit: 2, windowMs: 15 * MIN, name: 'login', clock, store: first });
+    const bans = first.banned(limiter.binding as StoreBinding<'sync'>, HOUR);
+    bans.consume('k', T0, 1);
+    bans.consume('k', T0, 1);
+    expect(bans.consume('k', T0 + 1_000, 1)).toMatchObject({ allowed: false, retryAfterMs: HOUR });
+    const saved = bans.banOf('k');
+    expect(saved).toEqual({ until: T0 + 1_000 + HOUR, cost: 1 });
+    expect(bans.banOf('never banned')).toBeUndefined();
+
+    const second = new MemoryStore();
+    const again = new FixedWindowLimiter({ limit: 2, windowMs: 15 * MIN, name: 'login', clock, store: second });
+    const restored = second.banned(again.binding as StoreBinding<'sync'>, HOUR);
+    restored.restoreBan('k', saved as NonNullable<typeof saved>);
+    expect(restored.consume('k', T0 + 2_000, 1)).toMatchObject({ allowed: false, retryAfterMs: HOUR - 1_000 });
+    expect(restored.consume('k', T0 + 1_000 + HOUR, 1)).toMatchObject({ allowed: true });
+  });
+});

@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, type Store, TokenBucketLimiter } from '../src/index.js';
-import { MAX_VERBATIM_KEY, digestKey, storedKey } from '../src/key-digest.js';
+import { MAX_VERBATIM_KEY, digestKey, storedKey } from '../src/memory/key-digest.js';
 import { TruncatingStore, VerbatimStore } from './mutants/truncating-store.js';
 
 const T0 = 1_700_000_000_000;

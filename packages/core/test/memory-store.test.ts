@@ -46,13 +46,13 @@ describe('maxKeys', () => {
     expect(table.size + table.evictions).toBe(1_000_000);
   }, 60_000);
 
-  it('defaults to 100,000 keys per limiter, each limiter on a store with its own table', () => {
+  it('defaults to 100,000 keys per limiter, each named limiter on a store with its own table', () => {
     expect(DEFAULT_MAX_KEYS).toBe(100_000);
     expect(new MemoryStore().maxKeys).toBe(100_000);
     const clock = new ManualClock(T0);
     const store = new MemoryStore({ maxKeys: 10 });
-    const a = new FixedWindowLimiter({ limit: 1, windowMs: 1000, clock, store });
-    const b = new FixedWindowLimiter({ limit: 1, windowMs: 1000, clock, store });
+    const a = new FixedWindowLimiter({ limit: 1, windowMs: 1000, clock, store, name: 'a' });
+    const b = new FixedWindowLimiter({ limit: 1, windowMs: 1000, clock, store, name: 'b' });
     for (let i = 0; i < 10; i++) expect([a.allow(`k${i}`), b.allow(`k${i}`)]).toEqual([true, true]);
     expect([bindingOf(a).size, bindingOf(b).size, bindingOf(a).evictions]).toEqual([10, 10, 0]);
   });

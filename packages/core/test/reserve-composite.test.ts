@@ -2,11 +2,14 @@
  * reserve and wait on a CompositeLimiter (memory store): the instant is the first at which every member
  * admits (and no earlier than the latest booking on any member), all members are booked or none, and
  * cancel restores every member exactly. A random property over pairs of limiters of every algorithm,
- * and a cancel that restores only one member (mutant) it must catch.
+ * and a cancel that restores only one member (mutant) it must catch; another cancels any booking still
+ * ahead and requires every member to be left as if it had never been booked, which the old rule (only
+ * the last booking could be cancelled, mutant) fails.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CompositeLimiter, FixedWindowLimiter, ManualClock, type MemoryBinding, type Reservation, TokenBucketLimiter, reserve } from '../src/index.js';
+import { CompositeLimiter, FixedWindowLimiter, ManualClock, type MemoryBinding, type RateLimiter, type Reservation, TokenBucketLimiter, reserve } from '../src/index.js';
+import { lastOnlyCancelReserve } from './mutants/reserve-defects.js';
 import { anyCase, clockStep, costFor, startInstant } from './support/arbitraries.js';
 
 const T0 = 1_700_000_000_000;
@@ -136,5 +139,73 @@ describe('reserve on a composite, properties', () => {
 
   it('catches a cancel that restores one member only (mutant)', () => {
     expect(fc.check(compositeHolds(firstMemberCancel), { numRuns: 300 }).failed).toBe(true);
+  });
+});
+
+type Book = (limiter: RateLimiter<'sync'>, key: string, cost: number) => Reservation;
+const realBook: Book = (limiter, key, cost) => reserve(limiter, key, cost);
+
+/**
+ * cancelsExact: bookings on a composite, clock moves and cancels of any booking. A cancel before the
+ * instant succeeds once and leaves every member exactly as a fresh composite that saw only the live
+ * bookings, at their instants, leaves it: the bookings behind keep their instants, nothing is given
+ * back that they relied on, and everything else the cancelled booking took is.
+ */
+function cancelsExact(book: Book) {
+  const arb = fc.tuple(anyCase, anyCase).chain(([a, b]) =>
+    fc.record({
+      a: fc.constant(a),
+      b: fc.constant(b),
+      start: startInstant,
+      ops: fc.array(
+        fc.oneof(
+          { arbitrary: fc.record({ kind: fc.constant('reserve' as const), cost: costFor(Math.min(a.limit, b.limit), false) }), weight: 4 },
+          { arbitrary: fc.record({ kind: fc.constant('move' as const), dt: clockStep(Math.min(a.scaleMs, b.scaleMs)) }), weight: 1 },
+          { arbitrary: fc.record({ kind: fc.constant('cancel' as const), which: fc.nat() }), weight: 2 },
+        ),
+        { minLength: 1, maxLength: 40 },
+      ),
+    }),
+  );
+  return fc.property(arb, ({ a, b, start, ops }) => {
+    const clock = new ManualClock(start);
+    const both = new CompositeLimiter([a.create(clock), b.create(clock)]);
+    const bindings = both.members.map((m) => (m as unknown as { binding: MemoryBinding }).binding);
+    const granted: { at: number; cost: number; r: Reservation; live: boolean }[] = [];
+    const replayed = () => {
+      const at = new ManualClock(start);
+      const fresh = new CompositeLimiter([a.create(at), b.create(at)]);
+      for (const g of granted.filter((x) => x.live)) {
+        at.set(g.at);
+        fresh.consume('k', g.cost);
+      }
+      return JSON.stringify(fresh.members.map((m) => (m as unknown as { binding: MemoryBinding }).binding.snapshot('k')));
+    };
+    for (const [i, o] of ops.entries()) {
+      if (o.kind === 'move') clock.advance(o.dt);
+      else if (o.kind === 'reserve') {
+        const r = book(both, 'k', o.cost);
+        if (r.ok) granted.push({ at: r.at, cost: o.cost, r, live: true });
+      } else {
+        const g = granted[o.which % Math.max(1, granted.length)];
+        if (g === undefined) continue;
+        const due = g.live && clock.now() < g.at;
+        const done = g.r.cancel();
+        if (done !== due) throw new Error(`step ${i}: cancel answered ${done} for a booking ${due ? 'still ahead' : 'gone or cancelled'}`);
+        if (!done) continue;
+        g.live = false;
+        if (JSON.stringify(bindings.map((x) => x.snapshot('k'))) !== replayed()) throw new Error(`step ${i}: the members are not as if the booking had never been made`);
+      }
+    }
+  });
+}
+
+describe('reserve on a composite, cancels anywhere in the queue', () => {
+  it('a cancel before the instant leaves every member as if the booking had never been made, for every pair of algorithms', () => {
+    fc.assert(cancelsExact(realBook), { numRuns: 300 });
+  });
+
+  it('catches the old rule, a cancel that succeeds only for the last booking (mutant)', () => {
+    expect(fc.check(cancelsExact(lastOnlyCancelReserve as unknown as Book), { numRuns: 300 }).failed).toBe(true);
   });
 });

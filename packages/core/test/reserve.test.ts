@@ -6,14 +6,14 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock, type MemoryBinding, type Reservation, SlidingLogLimiter, TokenBucketLimiter, WaitError, reserve, wait } from '../src/index.js';
-import { type ReserveFn, eagerCancelReserve, queueJumpingReserve } from './mutants/reserve-defects.js';
+import { CANCELLABLE_BOOKINGS, ManualClock, type MemoryBinding, type Reservation, SlidingLogLimiter, TokenBucketLimiter, WaitError, reserve, wait } from '../src/index.js';
+import { type ReserveFn, eagerCancelReserve, lastOnlyCancelReserve, queueJumpingReserve } from './mutants/reserve-defects.js';
 import { AsyncMemoryStore } from './support/async-store.js';
 import { anyCase, clockStep, costFor, startInstant } from './support/arbitraries.js';
 import type { Case } from './support/subjects.js';
 
 const T0 = 1_700_000_000_000;
-const real: ReserveFn = (limiter, key, cost) => reserve(limiter, key, cost);
+const real: ReserveFn = (limiter, key, cost, options) => reserve(limiter, key, cost, options);
 
 afterEach(() => {
   vi.useRealTimers();
@@ -56,7 +56,7 @@ describe('reserve', () => {
     expect([0, 0, 0, 0, 0].map(() => reserve(limiter, 'k').delayMs)).toEqual([0, 0, 1000, 1000, 2000]);
   });
 
-  it('cancel gives the units back before the instant when nothing was booked since, and not otherwise', () => {
+  it('cancel gives the units back before the instant, once, and the bookings behind keep their instants', () => {
     const clock = new ManualClock(T0);
     const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
     reserve(limiter, 'k');
@@ -67,9 +67,38 @@ describe('reserve', () => {
     const third = reserve(limiter, 'k');
     expect(third.delayMs).toBe(1000);
     const fourth = reserve(limiter, 'k');
-    expect(third.cancel()).toBe(false); // the fourth was booked with the third's unit spent
+    expect(fourth.delayMs).toBe(2000);
+    expect(third.cancel()).toBe(true); // the fourth still goes at +2 s…
+    // …and a bucket of one unit is full again by then whether the third went or not: nothing to give back.
+    expect([reserve(limiter, 'k').delayMs, reserve(limiter, 'k').delayMs]).toEqual([3000, 4000]);
     clock.advance(2000);
     expect(fourth.cancel()).toBe(false); // its instant has come
+  });
+
+  it('gives back exactly what the cancelled booking took: the key as if it had never been booked', () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 2, refillPerSecond: 10, clock });
+    const binding = limiter.binding as MemoryBinding;
+    const booked = Array.from({ length: 8 }, () => reserve(limiter, 'k'));
+    expect(booked.map((r) => r.delayMs)).toEqual([0, 0, 100, 200, 300, 400, 500, 600]);
+    for (const i of [2, 4, 5]) expect(booked[i]?.cancel()).toBe(true);
+    const fresh = new TokenBucketLimiter({ capacity: 2, refillPerSecond: 10, clock: new ManualClock(T0) });
+    for (const r of booked.filter((_, i) => ![2, 4, 5].includes(i))) {
+      (fresh.clock as ManualClock).set(r.at);
+      fresh.consume('k');
+    }
+    expect(binding.snapshot('k')).toEqual((fresh.binding as MemoryBinding).snapshot('k'));
+    expect(reserve(limiter, 'k').delayMs).toBe(600); // behind the last booking, three units sooner than 900
+  });
+
+  it(`keeps the latest ${CANCELLABLE_BOOKINGS} bookings of a key cancellable; an older one keeps its units spent`, () => {
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock });
+    reserve(limiter, 'k');
+    const booked = Array.from({ length: CANCELLABLE_BOOKINGS + 1 }, () => reserve(limiter, 'k'));
+    expect(booked[0]?.cancel()).toBe(false);
+    expect(booked[1]?.cancel()).toBe(true);
+    expect(booked[CANCELLABLE_BOOKINGS]?.cancel()).toBe(true);
   });
 
   it('cancels on a key longer than 64 characters (kept as a digest) without resetting it', () => {
@@ -125,11 +154,13 @@ interface Granted {
 }
 
 /**
- * scheduleHolds: random reservations (some with a maxWaitMs), cancels of earlier ones and clock moves,
- * for every algorithm. Then: (never early) the live granted requests, replayed in booking order at
- * their instants on a fresh limiter, are all admitted; (first come first served) their instants never
- * decrease in booking order; (no trace) a failed reservation and a refused cancel leave the key's
- * state as it was, and a cancel is refused whenever something was booked after it.
+ * scheduleHolds: random reservations (some with a maxWaitMs), cancels of any earlier one and clock
+ * moves, for every algorithm (fewer bookings than CANCELLABLE_BOOKINGS). Then: (never early) the live
+ * granted requests, replayed in booking order at their instants on a fresh limiter, are all admitted;
+ * (first come first served) their instants never decrease in booking order; (no trace) a failed
+ * reservation and a refused cancel leave the key's state as it was; (units back) a cancel before the
+ * instant succeeds, once, and leaves the key exactly as the fresh limiter's replay of the live
+ * bookings leaves it: as if the cancelled one had never been made, with every booking behind it in place.
  */
 function scheduleHolds(reserveFn: ReserveFn) {
   const op = (c: Case) =>
@@ -142,44 +173,44 @@ function scheduleHolds(reserveFn: ReserveFn) {
         }),
         weight: 5,
       },
-      { arbitrary: fc.record({ kind: fc.constant('cancel' as const), which: fc.nat() }), weight: 2 },
+      { arbitrary: fc.record({ kind: fc.constant('cancel' as const), which: fc.nat() }), weight: 3 },
       { arbitrary: fc.record({ kind: fc.constant('move' as const), dt: clockStep(c.scaleMs) }), weight: 2 },
     );
-  const arb = anyCase.chain((c) => fc.record({ c: fc.constant(c), start: startInstant, ops: fc.array(op(c), { minLength: 1, maxLength: 40 }) }));
+  const arb = anyCase.chain((c) => fc.record({ c: fc.constant(c), start: startInstant, ops: fc.array(op(c), { minLength: 1, maxLength: 50 }) }));
   return fc.property(arb, ({ c, start, ops }) => {
     const clock = new ManualClock(start);
     const limiter = c.create(clock);
     const binding = limiter.binding as MemoryBinding;
     const granted: Granted[] = [];
-    let order = 0;
-    /** Books a full limit of unit requests, so that units a cancel wrongly handed back get booked twice. */
-    const fill = () => {
-      for (let n = 0; n <= c.limit; n++) {
-        const r = reserveFn(limiter, 'k', 1);
-        if (r.ok) granted.push({ order: order++, at: r.at, cost: 1, r, cancelled: false });
-      }
+    /** replayed is the key's state on a fresh limiter that saw only the live bookings, at their instants. */
+    const replayed = () => {
+      const at = new ManualClock(start);
+      const fresh = c.create(at);
+      for (const g of granted) if (!g.cancelled) at.set(g.at), fresh.consume('k', g.cost);
+      return (fresh.binding as MemoryBinding).snapshot('k');
     };
     for (const [i, o] of ops.entries()) {
       if (o.kind === 'move') clock.advance(o.dt);
       else if (o.kind === 'cancel') {
-        const g = granted[granted.length - 1 - (o.which % 3)]; // one of the last three: most likely still ahead
+        const g = granted[o.which % Math.max(1, granted.length)];
         if (g === undefined) continue;
         const before = binding.snapshot('k');
-        const later = granted.filter((x) => x.order > g.order && !x.cancelled).length;
+        const due = !g.cancelled && clock.now() < g.at;
         if (g.r.cancel()) {
-          if (later > 0 && reserveFn === real) throw new Error(`step ${i}: cancelled a reservation with ${later} booked after it`);
+          if (!due) throw new Error(`step ${i}: cancelled booking ${g.order} again or after its instant`);
           g.cancelled = true;
-          fill();
-        } else if (JSON.stringify(binding.snapshot('k')) !== JSON.stringify(before)) throw new Error(`step ${i}: a refused cancel changed the key`);
+          if (JSON.stringify(binding.snapshot('k')) !== JSON.stringify(replayed()))
+            throw new Error(`step ${i}: the cancel of booking ${g.order} did not leave the key as if it had never been made`);
+        } else if (due) throw new Error(`step ${i}: refused to cancel booking ${g.order}, still ahead`);
+        else if (JSON.stringify(binding.snapshot('k')) !== JSON.stringify(before)) throw new Error(`step ${i}: a refused cancel changed the key`);
       } else {
         const before = binding.snapshot('k');
-        const r = o.maxWaitMs === undefined ? reserveFn(limiter, 'k', o.cost) : reserve(limiter, 'k', o.cost, { maxWaitMs: o.maxWaitMs });
-        if (r.ok) granted.push({ order: order++, at: r.at, cost: o.cost, r, cancelled: false });
+        const r = o.maxWaitMs === undefined ? reserveFn(limiter, 'k', o.cost) : reserveFn(limiter, 'k', o.cost, { maxWaitMs: o.maxWaitMs });
+        if (r.ok) granted.push({ order: granted.length, at: r.at, cost: o.cost, r, cancelled: false });
         else if (JSON.stringify(binding.snapshot('k')) !== JSON.stringify(before)) throw new Error(`step ${i}: a failed reservation changed the key`);
         if (!r.ok && o.cost <= c.limit && o.maxWaitMs === undefined) throw new Error(`step ${i}: cost ${o.cost} of ${c.limit} refused`);
       }
     }
-    fill();
     const live = granted.filter((g) => !g.cancelled);
     for (let j = 1; j < live.length; j++) {
       if ((live[j] as Granted).at < (live[j - 1] as Granted).at)
@@ -187,7 +218,7 @@ function scheduleHolds(reserveFn: ReserveFn) {
     }
     const replayClock = new ManualClock(start);
     const fresh = c.create(replayClock);
-    for (const g of [...live].sort((a, b) => a.at - b.at || a.order - b.order)) {
+    for (const g of live) {
       replayClock.set(g.at);
       if (!fresh.consume('k', g.cost).allowed) throw new Error(`booking ${g.order} (cost ${g.cost}) at ${g.at} is early: a fresh limiter denies it there`);
     }
@@ -195,7 +226,7 @@ function scheduleHolds(reserveFn: ReserveFn) {
 }
 
 describe('reserve properties', () => {
-  it('never books early, serves first come first, and failures and cancels leave no trace, for every algorithm', () => {
+  it('never books early, serves first come first, cancels give back exactly their booking, for every algorithm', () => {
     fc.assert(scheduleHolds(real), { numRuns: 400 });
   });
 
@@ -205,6 +236,10 @@ describe('reserve properties', () => {
 
   it('catches a cancel that gives back units later bookings relied on (mutant)', () => {
     expect(fc.check(scheduleHolds(eagerCancelReserve), { numRuns: 400 }).failed).toBe(true);
+  });
+
+  it('catches a cancel that succeeds only for the last booking of the key (mutant: the old rule)', () => {
+    expect(fc.check(scheduleHolds(lastOnlyCancelReserve), { numRuns: 400 }).failed).toBe(true);
   });
 });
 

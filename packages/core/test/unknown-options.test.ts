@@ -22,7 +22,7 @@ import {
   prepareRateLimit,
 } from '../src/index.js';
 import { SHORTHAND } from '../src/http/shorthand.js';
-import { TOKEN_BUCKET_OPTIONS, WINDOW_OPTIONS } from '../src/limiters.js';
+import { TOKEN_BUCKET_OPTIONS, WINDOW_OPTIONS } from '../src/bucket-and-window-limiters.js';
 import { expectThrow } from './support/expect-error.js';
 
 type Build = (options: Record<string, unknown>) => Limiter<Policy, 'sync'>;
@@ -67,7 +67,9 @@ const subjects: Subject[] = [
   },
 ];
 const required = (s: Subject) => (s.algorithm === 'token-bucket' ? ['capacity', 'refillPerSecond'] : ['limit', 'windowMs']);
-const pick = (o: Record<string, unknown>, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+// A fresh store per limiter: on one store, limiters with the same derived name share a table (store-names.ts).
+const optionValue = (o: Record<string, unknown>, k: string) => (k === 'store' ? new MemoryStore() : o[k]);
+const pick = (o: Record<string, unknown>, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, optionValue(o, k)]));
 
 describe('a misspelt option', () => {
   // Every constructor × the typos a user makes: a near-miss name, another algorithm's option, a wrong case.
@@ -148,7 +150,7 @@ describe('the known option names', () => {
     it(`${s.owner}: the adapters' shorthand passes every option it takes, and only those`, () => {
       const passed = SHORTHAND.filter((k) => k !== 'algorithm').filter((k) => {
         try {
-          chooseLimiter('rateLimit', { algorithm: s.algorithm, [k]: s.valid[k] ?? 1 });
+          chooseLimiter('rateLimit', { algorithm: s.algorithm, [k]: optionValue(s.valid, k) ?? 1 });
           return true;
         } catch {
           return false;
@@ -156,11 +158,12 @@ describe('the known option names', () => {
       });
       expect(new Set(passed)).toEqual(s.known);
       for (const k of passed) {
-        const limiter = chooseLimiter('rateLimit', { algorithm: s.algorithm, [k]: s.valid[k] }) as Limiter<Policy, 'sync'>;
+        const value = optionValue(s.valid, k);
+        const limiter = chooseLimiter('rateLimit', { algorithm: s.algorithm, [k]: value }) as Limiter<Policy, 'sync'>;
         const seen = k === 'clock' || k === 'store' ? limiter[k] : (limiter.policy as unknown as Record<string, unknown>)[k];
-        expect(seen, k).toBe(s.valid[k]);
+        expect(seen, k).toBe(value);
       }
-      for (const k of s.known) expect(() => prepareRateLimit('rateLimit', { algorithm: s.algorithm, [k]: s.valid[k] } as never), k).not.toThrow();
+      for (const k of s.known) expect(() => prepareRateLimit('rateLimit', { algorithm: s.algorithm, [k]: optionValue(s.valid, k) } as never), k).not.toThrow();
     });
   }
 });

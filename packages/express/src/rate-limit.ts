@@ -24,13 +24,16 @@
  * handlers and logs; with several limiters on one request, the last one's. With `countOutcome`,
  * `settle` or a limiter holding leases (ConcurrencyLimiter), every admitted request's response is
  * handed to core's watch as soon as the decision arrives (before anything can fail or find the
- * response already sent), so its lease is released when the response closes, aborted ones included.
+ * response already sent), so its lease is released, and its outcome reported, when its work is over
+ * (core's http/work.ts): the response completed or failed, or, when the client left first, the handler
+ * answered anyway (Express has no other end to a handler). Without those options nothing is watched.
  *
  * On a synchronous limiter (the memory store) an allowed request costs one Decision and its header
  * strings: no promise and no closure per request.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type Decision, type LimitedBody, type Outcome, type ProxySetting, type RateLimitOptions, type RateLimitPlan, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { type Decision, type LimitedBody, type Outcome, type ProxySetting, type RateLimitOptions, type RateLimitPlan } from '@ratekeeper/core';
+import { describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
 
 declare global {
   // Express types its Request through this global namespace (express-serve-static-core).
@@ -55,15 +58,21 @@ const PROXY: ProxySetting = {
   restrict: "set Express's `trust proxy` setting to your proxies' addresses only, e.g. app.set('trust proxy', '10.0.0.0/8'), or leave it off (false) when clients connect directly",
 };
 
-/** ExpressRateLimitOptions are core's adapter options plus the limited-response handler. */
-export interface ExpressRateLimitOptions extends RateLimitOptions<Request> {
+/**
+ * ExpressRateLimitOptions are core's adapter options plus the limited-response handler: a `limiter`,
+ * one algorithm's shorthand options (each algorithm takes only its own), or `plans`, with the rest.
+ */
+export type ExpressRateLimitOptions = RateLimitOptions<Request> & {
   /**
    * Answers a request the limiter denied, after the rate-limit headers (and Retry-After) are written.
-   * Default: status 429 (503 for a 'closed' store failure) with an RFC 9457 problem+json body.
-   * A thrown error or a rejected promise goes to Express's error path.
+   * It runs with the status already set (429, or 503 for a 'closed' store failure), so
+   * `res.send('Too many requests')` answers 429; `res.status(n)` still picks another.
+   * Default: that status with an RFC 9457 problem+json body.
+   * A thrown error or a rejected promise goes to Express's error path; any other value it returns
+   * (`res.send(…)` returns the response) is ignored.
    */
-  readonly handler?: (req: Request, res: Response, decision: Decision) => void | Promise<void>;
-}
+  readonly handler?: (req: Request, res: Response, decision: Decision) => unknown;
+};
 
 type Handler = NonNullable<ExpressRateLimitOptions['handler']>;
 
@@ -79,7 +88,7 @@ export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
   if (custom !== undefined && typeof custom !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(custom)}`);
   }
-  const handler: Handler = custom ?? ((_req, res, decision) => answer(res, plan.body(decision)));
+  const handler: Handler = custom === undefined ? (_req, res, decision) => answer(res, plan.body(decision)) : presetStatus(plan, custom);
   const proxy = plan.watchProxy(PROXY);
   const resolved = (req: Request, res: Response, next: NextFunction, outcome: Outcome): void => {
     if (outcome === undefined) next();
@@ -108,7 +117,7 @@ export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
  * response refuses and an error from the handler go to `next(err)`.
  */
 function respond(plan: RateLimitPlan<Request>, handler: Handler, req: Request, res: Response, next: NextFunction, decision: Decision): void {
-  // First, whatever happens next: an admitted request's lease is released when its response closes.
+  // First, whatever happens next: an admitted request's work is followed to its end (core's work.ts).
   if (plan.watch !== undefined) plan.watch(req, res, decision);
   if (res.headersSent) return;
   req.rateLimit = decision;
@@ -126,6 +135,31 @@ function respond(plan: RateLimitPlan<Request>, handler: Handler, req: Request, r
   }
   if (blocked) return;
   next();
+}
+
+/**
+ * presetStatus runs a custom handler with the status already set (429, 503 for a 'closed' failure), so
+ * one that only sends a body (`res.send('Too many requests')`) never answers a denial with Express's
+ * 200. A handler that throws or rejects has its preset taken back before the error goes on: Express's
+ * final handler answers an error without a status of its own with the response's 4xx/5xx status, which
+ * would dress a broken handler up as a rate limit instead of a 500.
+ */
+function presetStatus(plan: RateLimitPlan<Request>, custom: Handler): Handler {
+  return (req, res, decision) => {
+    const before = res.statusCode;
+    const takeBack = (error: unknown): never => {
+      if (!res.headersSent) res.statusCode = before;
+      throw error;
+    };
+    res.statusCode = plan.body(decision).status;
+    let done: unknown;
+    try {
+      done = custom(req, res, decision);
+    } catch (error) {
+      return takeBack(error);
+    }
+    return done instanceof Promise ? done.catch(takeBack) : done;
+  };
 }
 
 /** answer sends the default limited response: the limiter's precomputed problem+json bytes. */

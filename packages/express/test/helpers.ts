@@ -4,7 +4,7 @@
  * handler that records what reaches Express's error path. The contract's framework-neutral callbacks
  * are translated here into Express's (req, res) shapes.
  */
-import type { ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
+import type { Answer, ContractOptions, Driver, RequestView } from '@ratekeeper/adapter-contract';
 import { listen, refusal } from '@ratekeeper/adapter-contract';
 import type { ServerResponse } from 'node:http';
 import type { Decision } from '@ratekeeper/core';
@@ -34,7 +34,7 @@ const view = (req: Request): RequestView => ({
 /** translate maps the contract's options onto Express's, leaving everything else untouched. */
 export function translate(options: ContractOptions): ExpressRateLimitOptions {
   const { key, skip, cost, plan, onDecision, countOutcome, settle, handler, ...rest } = options;
-  const send = (res: Response, answer: { status: number; body: unknown }) => void res.status(answer.status).json(answer.body);
+  const send = (res: Response, answer: Answer) => void (answer.status === undefined ? res.json(answer.body) : res.status(answer.status).json(answer.body));
   return {
     ...rest,
     ...(key === undefined ? {} : { key: (req: Request) => key(view(req)) }),
@@ -52,7 +52,7 @@ export function translate(options: ContractOptions): ExpressRateLimitOptions {
             return answer instanceof Promise ? answer.then((a) => send(res, a)) : send(res, answer);
           },
         }),
-  };
+  } as ExpressRateLimitOptions; // rest keeps the contract options' limiter choice, which spreading loses to the type checker
 }
 
 /** refuseHeader makes Node's setHeader and appendHeader throw for `refused`, as Node does for an invalid value. */
@@ -85,13 +85,21 @@ function driver(name: string, express: Express): Driver<Factory> {
       if (before !== undefined) app.use((req, res, next) => (before(req, res), next()));
       if (setup.refuseHeader !== undefined) app.use((_req, res, next) => (refuseHeader(res, setup.refuseHeader as string), next()));
       app.use((setup.factory ?? rateLimit)(translate(options)));
-      app.get('/', (req, res) => {
+      const route = (req: Request, res: Response): void => {
+        if (req.query['throw'] !== undefined) throw new Error('the route failed');
+        // Still working when the client goes away; then it answers, for nobody.
+        if (req.query['hold'] !== undefined) return void res.once('close', () => res.send('late'));
+        res.status(Number(req.query['status'] ?? 200)).send(body(req.query['bytes']));
+      };
+      const { work } = setup;
+      app.get('/', (req, res, next) => {
         ran++;
         ips.push(req.ip);
         decisions.push(req.rateLimit);
-        if (req.query['throw'] !== undefined) throw new Error('the route failed');
-        if (req.query['hold'] !== undefined) return; // still working when the client goes away
-        res.status(Number(req.query['status'] ?? 200)).send(body(req.query['bytes']));
+        if (work === undefined) return route(req, res);
+        work(view(req))
+          .then(() => route(req, res))
+          .catch(next);
       });
       const record: ErrorRequestHandler = (error, _req, _res, next) => void (errors.push(error), next(error));
       app.use(record);

@@ -19,8 +19,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  */
 export type RateLimitHandler = (request: FastifyRequest, reply: FastifyReply, decision: Decision) => unknown;
 
-/** FastifyRateLimitOptions are the options of `fastify.register(rateLimit, options)`. */
-export interface FastifyRateLimitOptions extends RateLimitOptions<FastifyRequest> {
+/**
+ * FastifyRateLimitOptions are the options of `fastify.register(rateLimit, options)`: a `limiter`, one
+ * algorithm's shorthand options (each algorithm takes only its own), or `plans`, with the rest.
+ */
+export type FastifyRateLimitOptions = RateLimitOptions<FastifyRequest> & {
   /** Answers a limited request (default: the status and RFC 9457 body of core's limitedResponse). */
   readonly handler?: RateLimitHandler;
   /**
@@ -29,16 +32,25 @@ export interface FastifyRateLimitOptions extends RateLimitOptions<FastifyRequest
    * these options, as always), as @fastify/rate-limit's `global: false`.
    */
   readonly global?: boolean;
-}
+};
 
 /**
- * RouteRateLimitOptions are the options of one route's `config.rateLimit`, merged over the
- * registration options: every behaviour option the route does not give is inherited. A route naming
- * no limiter option shares the registration's limiter; one giving `limiter` uses it; one giving
- * shorthand options gets its own limiter, starting from the registration's shorthand (never its name).
- * See route-limit.ts and the README for the whole rule.
+ * RouteRateLimitOptions are the options of one route's `config.rateLimit` (the registration's without
+ * `global`), merged over the registration options: every behaviour option the route does not give is
+ * inherited. A route naming no limiter option shares the registration's limiter; one giving `limiter`
+ * uses it; one giving shorthand options gets its own limiter, starting from the registration's
+ * shorthand (never its name). See route-limit.ts and the README for the whole rule. Typed like the
+ * registration's: a size the route's `algorithm` does not take, shorthand beside a `limiter`, or
+ * `global` does not compile. A misspelt name (`{ limt: 2 }`) compiles in `app.get(url, { config })`,
+ * whose config type Fastify infers from the object itself; `satisfies RouteRateLimitOptions` on the
+ * object refuses it too (run time always does).
  */
-export type RouteRateLimitOptions = FastifyRateLimitOptions;
+export type RouteRateLimitOptions = RateLimitOptions<FastifyRequest> & {
+  /** Answers a limited request (default: the status and RFC 9457 body of core's limitedResponse). */
+  readonly handler?: RateLimitHandler;
+  /** Registration only: a route cannot change it. */
+  readonly global?: never;
+};
 
 declare module 'fastify' {
   interface FastifyRequest {

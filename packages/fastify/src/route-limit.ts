@@ -17,7 +17,8 @@
  *
  * Errors name the route and the option, with the class core chose (TypeError / RangeError).
  */
-import { type ProxySetting, type ProxyWarning, type RateLimitPlan, SHORTHAND, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { type ProxySetting, type RateLimitPlan } from '@ratekeeper/core';
+import { type ProxyWarning, SHORTHAND, describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyRateLimitOptions, RateLimitHandler, RouteRateLimitOptions } from './options.js';
 
@@ -57,7 +58,7 @@ export function prepareRoute(global: FastifyRateLimitOptions, globalLimit: Route
     throw new TypeError(`${owner} must be an options object or false, got ${describeValue(route)}`);
   }
   const own = route as RouteRateLimitOptions;
-  if (own.global !== undefined) throw new TypeError(`${owner}: global applies to the registration only, not to a route`);
+  if ((own as { global?: unknown }).global !== undefined) throw new TypeError(`${owner}: global applies to the registration only, not to a route`);
   try {
     const merged = inherited(global, globalLimit, own);
     for (const [name, value] of Object.entries(own)) if (value !== undefined) merged[name] = value;

@@ -33,7 +33,7 @@ const view = (request: FastifyRequest): RequestView => ({
 /** translate maps the contract's options onto Fastify's, leaving everything else untouched. */
 export function translate(options: ContractOptions): FastifyRateLimitOptions {
   const { key, skip, cost, plan, onDecision, countOutcome, settle, handler, ...rest } = options;
-  const send = (reply: FastifyReply, answer: Answer) => reply.code(answer.status).send(answer.body);
+  const send = (reply: FastifyReply, answer: Answer) => (answer.status === undefined ? reply : reply.code(answer.status)).send(answer.body);
   return {
     ...rest,
     ...(key === undefined ? {} : { key: (request: FastifyRequest) => key(view(request)) }),
@@ -51,7 +51,7 @@ export function translate(options: ContractOptions): FastifyRateLimitOptions {
             return answer instanceof Promise ? answer.then((a) => send(reply, a)) : send(reply, answer);
           },
         }),
-  };
+  } as FastifyRateLimitOptions; // rest keeps the contract options' limiter choice, which spreading loses to the type checker
 }
 
 export const driver: Driver<Plugin> = {
@@ -106,8 +106,10 @@ export const driver: Driver<Plugin> = {
       ips.push(request.ip);
       decisions.push(request.rateLimit);
       const query = request.query as { status?: string; bytes?: string; throw?: string; hold?: string };
+      if (setup.work !== undefined) await setup.work(view(request));
       if (query.throw !== undefined) throw new Error('the route failed');
-      if (query.hold !== undefined) return new Promise<never>(() => {}); // working until the client goes
+      // Working until the client goes; then it answers, for nobody.
+      if (query.hold !== undefined) return new Promise<string>((answer) => reply.raw.once('close', () => answer('late')));
       return reply.code(Number(query.status ?? 200)).send(query.bytes === undefined ? 'ok' : 'x'.repeat(Number(query.bytes)));
     });
     const ready = Promise.resolve(app.ready());

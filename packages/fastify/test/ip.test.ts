@@ -3,13 +3,13 @@
  * counts; core's ipKey then groups IPv6 by prefix (/56 by default) and unwraps IPv4-mapped addresses
  * in every spelling. A request without a usable IP never lands in a shared bucket.
  */
-import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import { ManualClock, type RateLimitBaseOptions, TokenBucketLimiter } from '@ratekeeper/core';
+import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { type FastifyRateLimitOptions, rateLimit } from '../src/index.js';
+import { rateLimit } from '../src/index.js';
 import { counting } from './helpers.js';
 
-async function appWith(server: FastifyServerOptions, capacity: number, options: FastifyRateLimitOptions = {}) {
+async function appWith(server: FastifyServerOptions, capacity: number, options: RateLimitBaseOptions<FastifyRequest> = {}) {
   const limiter = counting(new TokenBucketLimiter({ capacity, refillPerSecond: 1, clock: new ManualClock(0) }));
   const app = Fastify(server);
   await app.register(rateLimit, { limiter: limiter.limiter, ...options });

@@ -8,7 +8,8 @@
  * (429 `application/problem+json` by default, 503 when a store failing 'closed' decided) with the
  * rate-limit headers on it. For an admitted request the decision is remembered against the request,
  * so `limit.headers(request, response)` puts the same headers on the application's own Response;
- * `limit.wrap(handler, ip)` does both around a whole handler.
+ * `limit.run(request, { ip }, handler)` does both around a handler, and `limit.wrap(handler, ip)`
+ * around a whole server handler.
  *
  * The client address is never guessed: no runtime has one way to get it (Bun `server.requestIP`,
  * Deno `info.remoteAddr`, Workers `CF-Connecting-IP`, Next.js only a proxy header), so the caller
@@ -31,29 +32,41 @@
  * 499. On a runtime that never aborts it (workerd without its request-signal flag), the wait runs to
  * its bound and the booking stays.
  *
- * `countOutcome` and `settle` (core's outcome.ts) act once the response is over: `headers` (and so
- * `wrap`) or `finish` hand the application's Response to onFinished, which settles the charge when
- * the runtime has read its body to the end or cancelled it. A handler that throws inside `wrap` is
- * settled as a 500. An admitted request whose Response never reaches `headers`/`finish` stays charged
- * as it was decided. A limiter holding leases (ConcurrencyLimiter, alone or in a composite) is settled
- * the same way, with or without the hooks: its lease is released at that moment. Without either
- * option and without such a limiter nothing is wrapped.
+ * `countOutcome` and `settle` (core's outcome.ts) act once the request's work is over: `headers` (and
+ * so `run` and `wrap`) or `finish` hand the application's Response over (held.ts), which settles the
+ * charge when the runtime has read its body to the end or cancelled it, or at once when the client
+ * had left (the Request's signal aborted): then the outcome is the handler's answer, aborted, and a
+ * handler that never answers is settled as 499 `abandonedMs` after the abort. A handler that throws
+ * inside `run` or `wrap` is settled as a 500. An admitted request whose Response never reaches
+ * `headers`/`finish` stays charged as it was decided: with leases or those hooks, use `run` or `wrap`
+ * rather than the bare check, or hand a Response over on every path. A limiter holding leases
+ * (ConcurrencyLimiter, alone or in a composite) is settled the same way, with or without the hooks:
+ * its lease is released at that moment, not when the client disconnects. Without either option and
+ * without such a limiter nothing is held or wrapped.
  */
-import { type Decision, LimitedBodies, type RateLimitOptions, type Settle, describeValue, prepareRateLimit } from '@ratekeeper/core';
-import { onFinished } from './on-finished.js';
-import { withHeaders } from './response.js';
+import { type Decision, type LimiterSource, type RateLimitBaseOptions } from '@ratekeeper/core';
+import { describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
+import { Held } from './held.js';
+import { limitedStatus, withHeaders } from './response.js';
 import { signalSocket } from './signal-socket.js';
 
 const OWNER = 'rateLimit';
 
-/** FetchRateLimitOptions are core's adapter options plus the limited-response handler. */
-export interface FetchRateLimitOptions<Req extends object = Request> extends RateLimitOptions<Req> {
-  /**
-   * Builds the Response for a request the limiter blocked; the rate-limit headers and Retry-After are
-   * then added to it. Default: 429 (503 for a 'closed' store failure) with a problem+json body.
-   */
-  readonly handler?: (request: Req, decision: Decision) => Response | Promise<Response>;
-}
+/**
+ * FetchRateLimitOptions are core's adapter options plus the limited-response handler, without
+ * `proxyWarning`: the client address is the one the application passes to each check, so there is no
+ * framework proxy setting to compare it with, and the option is refused (refuseProxyWarning).
+ */
+export type FetchRateLimitOptions<Req extends object = Request> = Omit<RateLimitBaseOptions<Req>, 'proxyWarning'> &
+  LimiterSource<Req> & {
+    /**
+     * Builds the Response for a request the limiter blocked; the rate-limit headers and Retry-After are
+     * then added to it. A Response with status 200 (`new Response('Too many requests')`, whose status
+     * nobody chose) is answered with the limited status instead: 429, or 503 for a 'closed' store
+     * failure; any other status is kept. Default: that status with a problem+json body.
+     */
+    readonly handler?: (request: Req, decision: Decision) => Response | Promise<Response>;
+  };
 
 /** Where the check finds the client address: passed explicitly on every call. */
 export interface ClientAddress {
@@ -65,6 +78,12 @@ export interface ClientAddress {
 export interface FetchRateLimit<Req extends object = Request> {
   /** Decides the request: undefined to go on, or the Response to return instead (429 / 503). */
   (request: Req, client?: ClientAddress): Promise<Response | undefined>;
+  /**
+   * The check without its promise: the Response to return instead, undefined to go on, or a promise of
+   * either when the limiter or a hook is asynchronous (a remote store). Synchronous with the memory
+   * store, for handlers that answer in the same turn; it throws what the check rejects with.
+   */
+  now(request: Req, client?: ClientAddress): Response | Promise<Response | undefined> | undefined;
   /** The decision the check took for `request`; undefined when it was skipped or not checked. */
   decision(request: Req): Decision | undefined;
   /** Puts the request's rate-limit headers on `response`: the same Response, or a copy when its headers are immutable. */
@@ -78,21 +97,43 @@ export interface FetchRateLimit<Req extends object = Request> {
   finish(request: Req, response: Response): Response;
   /** Writes the rate-limit headers of `decision` through `set` (for frameworks with their own header API). */
   writeHeaders(decision: Decision, set: (name: string, value: string, append: boolean) => void): void;
-  /** Wraps a whole handler: check, then the handler, then the headers; `ip` reads the address from the handler's arguments. */
-  wrap<A extends unknown[]>(
-    handler: (request: Req, ...rest: A) => Response | Promise<Response>,
+  /**
+   * The check, then `handler(request)` when the request may go on, then the headers: resolves to the
+   * Response to return (the 429, or the handler's with its headers). A handler that throws hands the
+   * runtime's 500 over first, so no lease or charge outlives it, then the error goes on.
+   */
+  run(request: Req, client: ClientAddress | undefined, handler: (request: Req) => Response | Promise<Response>): Promise<Response>;
+  /**
+   * Wraps a whole handler: `run` with `ip(request, ...rest)` as the address; `ip` reads the address from
+   * the handler's arguments (Bun's `server`, Deno's `info`, a Worker's `env`). The wrapped handler
+   * returns the Response itself when the limiter and `handler` answered synchronously (the memory
+   * store), else a promise of it; its errors always reject. Their types come from
+   * `ip`'s annotations, else they are `any` (a runtime's own types are not known here), so a handler
+   * that takes fewer arguments fits.
+   */
+  wrap<A extends unknown[] = RuntimeArgs>(
+    handler: (request: Req, ...rest: RuntimeArgs) => Response | Promise<Response>,
     ip: (request: Req, ...rest: A) => string | null | undefined,
-  ): (request: Req, ...rest: A) => Promise<Response>;
+  ): (request: Req, ...rest: A) => Response | Promise<Response>;
 }
 
 type Setter = (name: string, value: string, append: boolean) => void;
-/** Held is an admitted request's claimed settle until its Response is handed over, and how to stop watching its signal. */
-type Held = { readonly settle: Settle; readonly forget: () => void };
+
+/** RuntimeArgs: a runtime's arguments after the Request (Bun's server, Deno's info, a Worker's env and ctx), whose types are the runtime's. */
+// biome-ignore lint/suspicious/noExplicitAny: the runtime's own types are not known here; the caller's annotations narrow them
+export type RuntimeArgs = any[];
 const through = (set: Setter, name: string, value: string, append: boolean): void => set(name, value, append);
 const onHeaders = (headers: Headers, name: string, value: string, append: boolean): void => {
   if (append) headers.append(name, value);
   else headers.set(name, value);
 };
+/** onRecord writes a field into a plain header record (writeHeaders spells each name one way). */
+const onRecord = (fields: Record<string, string>, name: string, value: string, append: boolean): void => {
+  const prev = fields[name];
+  fields[name] = append && prev !== undefined ? `${prev}, ${value}` : value;
+};
+type Handler<Req extends object> = NonNullable<FetchRateLimitOptions<Req>['handler']>;
+const isThenable = (value: unknown): value is PromiseLike<Response> => typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
 /**
  * rateLimit validates `options` at once and returns the check. `raw` is for adapters built on this one
@@ -104,9 +145,9 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
   const requestOf = raw ?? ((request: Req) => request as unknown as Request);
   const gone = (request: Req): boolean => requestOf(request).signal?.aborted === true;
   const socket = (request: Req) => signalSocket(requestOf(request).signal);
+  refuseProxyWarning(options);
   const plan = prepareRateLimit<Req>(OWNER, options, ['handler'], { gone, socket });
   const claim = plan.claim;
-  const bodies = new LimitedBodies(plan.limiter.policies);
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
@@ -114,88 +155,128 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
   // Admitted (and shadow-mode) decisions, until the application's response is built.
   const decided = new WeakMap<Req, Decision>();
   // Admitted requests' settles, claimed at admission (only when the plan settles anything), until the
-  // application's Response is handed over: a client gone before that settles at once, as aborted.
-  const pending = new WeakMap<Req, Held>();
-  /** keep records a request's held settle beside one already held (the same check twice on one request: both are settled). */
-  const keep = (request: Req, held: Held): void => {
-    const prior = pending.get(request);
-    pending.set(request, prior === undefined ? held : { settle: (f) => (prior.settle(f), held.settle(f)), forget: () => (prior.forget(), held.forget()) });
-  };
+  // application's Response is handed over (held.ts).
+  const held = claim === undefined ? undefined : new Held(claim, requestOf, plan.abandonedMs);
 
-  /** hold claims an admitted request's settle and settles it, aborted, if its client goes away first. */
-  const hold = (request: Req, decision: Decision): void => {
-    const settle = claim!(request, decision);
-    if (settle === undefined) return;
-    const signal = requestOf(request).signal;
-    if (signal === undefined || signal === null) return keep(request, { settle, forget: () => {} });
-    // Node's 'close' without 'finish': no status was sent, the status reads 200 as Node's does. Every
-    // settle held for the request hears the same abort (a Settle acts on its first call only).
-    const gone = () => (pending.delete(request), settle({ status: 200, aborted: true, contentLength: undefined }));
-    // Gone while the store decided: an aborted signal fires no more 'abort', so settle now.
-    if (signal.aborted) return gone();
-    signal.addEventListener('abort', gone, { once: true });
-    keep(request, { settle, forget: () => signal.removeEventListener('abort', gone) });
+  // A default 429/503 carries its fields as a plain record: a runtime can write it without building a
+  // Headers (@hono/node-server's Response does), and it is the same Response everywhere else.
+  const answer = (request: Req, decision: Decision): Response | Promise<Response> => {
+    const body = plan.body(decision); // the plan's cached bytes (per plan with `plans`)
+    if (handler !== undefined) return answerWith(handler, request, decision, body.status);
+    const fields: Record<string, string> = { 'Content-Type': body.contentType };
+    plan.writeHeaders(fields, onRecord, decision);
+    return new Response(body.bytes, { status: body.status, headers: fields });
   };
+  const answerWith = async (custom: Handler<Req>, request: Req, decision: Decision, status: number): Promise<Response> =>
+    withHeaders(limitedStatus(await custom(request, decision), status), (h) => plan.writeHeaders(h, onHeaders, decision));
 
-  const answer = async (request: Req, decision: Decision): Promise<Response> => {
-    if (handler !== undefined) return withHeaders(await handler(request, decision), (h) => plan.writeHeaders(h, onHeaders, decision));
-    const body = bodies.get(decision);
-    const headers = new Headers({ 'Content-Type': body.contentType });
-    plan.writeHeaders(headers, onHeaders, decision);
-    return new Response(body.bytes, { status: body.status, headers });
-  };
-
-  const check = async function rateLimit(request: Req, client?: ClientAddress): Promise<Response | undefined> {
-    // A bare address string where { ip } belongs would read as "no address": say so instead.
-    if (typeof client !== 'object' && client !== undefined) throw new TypeError(`${OWNER}: the client must be { ip }, got ${describeValue(client)}`);
-    const outcome = plan.decide(request, client?.ip ?? undefined);
-    if (outcome === undefined) return undefined;
-    const decision = outcome instanceof Promise ? await outcome : outcome;
+  /** admit finishes a decision: the Response to return instead (499, 429/503), or undefined to go on (remembered for the headers). */
+  const admit = (request: Req, decision: Decision | undefined | null): Response | Promise<Response> | undefined => {
     // An async skip resolves to undefined (pass on, uncounted); null: the client is gone, uncounted.
     if (decision === undefined) return undefined;
     if (decision === null) return new Response(null, { status: 499 });
     if (plan.blocks(decision)) return answer(request, decision);
     decided.set(request, decision);
-    if (claim !== undefined) hold(request, decision);
+    if (held !== undefined) held.hold(request, decision);
     return undefined;
   };
 
-  const finish = (request: Req, response: Response): Response => {
-    const held = pending.get(request);
-    if (held === undefined) return response;
-    pending.delete(request);
-    held.forget();
-    return onFinished(response, held.settle, requestOf(request));
+  /**
+   * decideNow is the check without its promise: synchronous when the limiter decided synchronously (the
+   * memory store, no async hook), so that `wrap` answers the runtime in the same turn; it throws what
+   * the check rejects with.
+   */
+  const decideNow = (request: Req, client: ClientAddress | undefined): Response | Promise<Response | undefined> | undefined => {
+    // A bare address string where { ip } belongs would read as "no address": say so instead.
+    if (typeof client !== 'object' && client !== undefined) throw new TypeError(`${OWNER}: the client must be { ip }, got ${describeValue(client)}`);
+    const outcome = plan.decide(request, client?.ip ?? undefined);
+    if (outcome === undefined) return undefined;
+    if (outcome instanceof Promise) return outcome.then((decision) => admit(request, decision));
+    return admit(request, outcome);
   };
+
+  const check = async function rateLimit(request: Req, client?: ClientAddress): Promise<Response | undefined> {
+    return decideNow(request, client);
+  };
+
+  const finish = (request: Req, response: Response): Response => (held === undefined ? response : held.hand(request, response));
 
   const headers = (request: Req, response: Response): Response => {
     const decision = decided.get(request);
     if (decision === undefined) return response;
     const written = withHeaders(response, (h) => plan.writeHeaders(h, onHeaders, decision));
-    return claim === undefined ? written : finish(request, written);
+    return held === undefined ? written : held.hand(request, written);
+  };
+
+  /** guarded: the handler's Response with its headers; a throw hands the runtime's 500 over first, then goes on. */
+  const guarded = async (request: Req, call: () => Response | Promise<Response>): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await call();
+    } catch (error) {
+      held?.hand(request, new Response(null, { status: 500 })); // the runtime answers a throw with a 500
+      throw error;
+    }
+    return headers(request, response);
+  };
+
+  /** run: the check, then `inner`, then the headers (guarded only when something is held: no closure otherwise). */
+  const run = async (request: Req, client: ClientAddress | undefined, inner: (request: Req) => Response | Promise<Response>): Promise<Response> => {
+    if (typeof inner !== 'function') throw new TypeError(`${OWNER}: run(request, client, handler): handler must be a function, got ${describeValue(inner)}`);
+    const limited = await check(request, client);
+    if (limited !== undefined) return limited;
+    if (held === undefined) return headers(request, await inner(request));
+    return guarded(request, () => inner(request));
   };
 
   return Object.assign(check, {
+    now: decideNow,
     decision: (request: Req) => decided.get(request),
     headers,
     finish,
     writeHeaders: (decision: Decision, set: Setter) => plan.writeHeaders(set, through, decision),
-    wrap<A extends unknown[]>(inner: (request: Req, ...rest: A) => Response | Promise<Response>, ip: (request: Req, ...rest: A) => string | null | undefined) {
+    run,
+    wrap<A extends unknown[]>(inner: (request: Req, ...rest: RuntimeArgs) => Response | Promise<Response>, ip: (request: Req, ...rest: A) => string | null | undefined) {
       if (typeof inner !== 'function') throw new TypeError(`${OWNER}: wrap(handler, ip): handler must be a function, got ${describeValue(inner)}`);
       if (typeof ip !== 'function') throw new TypeError(`${OWNER}: wrap(handler, ip): ip must be a function, got ${describeValue(ip)}`);
-      return async function rateLimited(request: Req, ...rest: A): Promise<Response> {
-        const limited = await check(request, { ip: ip(request, ...rest) });
-        if (limited !== undefined) return limited;
-        if (claim === undefined) return headers(request, await inner(request, ...rest));
-        let response: Response;
+      /** after runs the handler of an admitted request and adds the headers; a throw rejects. */
+      const after = (request: Req, rest: A): Response | Promise<Response> => {
+        if (held !== undefined) return guarded(request, () => inner(request, ...rest));
+        let response: Response | Promise<Response>;
         try {
-          response = await inner(request, ...rest);
+          response = inner(request, ...rest);
         } catch (error) {
-          finish(request, new Response(null, { status: 500 })); // the runtime answers a throw with a 500
-          throw error;
+          return Promise.reject(error);
         }
-        return headers(request, response);
+        // Any thenable the handler returns is awaited, as `await` did: only a Response is answered in this turn.
+        return isThenable(response) ? Promise.resolve(response).then((r) => headers(request, r)) : headers(request, response);
+      };
+      // Synchronous end to end when the limiter and the handler are: no promise for the runtime to await.
+      return function rateLimited(request: Req, ...rest: A): Response | Promise<Response> {
+        let limited: Response | Promise<Response | undefined> | undefined;
+        try {
+          limited = decideNow(request, { ip: ip(request, ...rest) });
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        if (limited === undefined) return after(request, rest);
+        if (limited instanceof Promise) return limited.then((l) => l ?? after(request, rest));
+        return limited;
       };
     },
   });
+}
+
+/**
+ * refuseProxyWarning throws when `proxyWarning` is given: core's proxy check compares the framework's
+ * proxy setting with the peer and its forwarding headers, and here the application passes the address
+ * itself. A TypeError at construction rather than an option silently ignored.
+ */
+function refuseProxyWarning(options: unknown): void {
+  if (typeof options !== 'object' || options === null) return;
+  const value = (options as { readonly proxyWarning?: unknown }).proxyWarning;
+  if (value === undefined) return;
+  throw new TypeError(
+    `${OWNER}: proxyWarning is not taken by @ratekeeper/fetch, got ${describeValue(value)}: the client address is the one passed to each check ({ ip }), so there is no proxy setting to check`,
+  );
 }

@@ -15,3 +15,15 @@ export function withHeaders(response: Response, write: (headers: Headers) => voi
   write(copy.headers);
   return copy;
 }
+
+/**
+ * limitedStatus gives a limited-response handler's Response the limited status (429, 503 for a
+ * 'closed' failure) when it came back with 200, the status of `new Response(body)`,
+ * `Response.json(body)` and Hono's `c.text(body)` when none is given: a denial is never answered as a
+ * success. Any other status the handler chose is kept. The copy keeps the headers and the body stream
+ * (not read); its status text is left empty, the HTTP/2 default.
+ */
+export function limitedStatus(response: Response, status: number): Response {
+  if (response.status !== 200) return response;
+  return new Response(response.body, { status, headers: response.headers });
+}

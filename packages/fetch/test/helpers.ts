@@ -38,7 +38,7 @@ export const route = (request: Request): Response | Promise<Response> => {
   return new Response(bytes === null ? 'ok' : 'x'.repeat(Number(bytes)), { status: Number(query.get('status') ?? 200) });
 };
 
-const json = (answer: Answer) => Response.json(answer.body, { status: answer.status });
+const json = (answer: Answer) => (answer.status === undefined ? Response.json(answer.body) : Response.json(answer.body, { status: answer.status }));
 
 /** translate maps the contract's options onto the fetch adapter's. */
 export function translate(options: ContractOptions): FetchRateLimitOptions {
@@ -60,7 +60,7 @@ export function translate(options: ContractOptions): FetchRateLimitOptions {
             return answer instanceof Promise ? answer.then(json) : json(answer);
           },
         }),
-  };
+  } as FetchRateLimitOptions; // rest keeps the contract options' limiter choice, which spreading loses to the type checker
 }
 
 /** clientIp is the address the driver hands the check, per the contract's `proxy` setting. */
@@ -76,7 +76,7 @@ type Env = { incoming: IncomingMessage };
 const internalError = () => new Response('Internal Server Error', { status: 500 });
 
 /** serveFetch serves a fetch handler on loopback, closed after the test. */
-export const serveFetch = (fetch: (request: Request, env: Env) => Promise<Response>) =>
+export const serveFetch = (fetch: (request: Request, env: Env) => Response | Promise<Response>) =>
   listen({ listen: (port, host) => (createAdaptorServer({ fetch: fetch as never }) as Server).listen(port, host) });
 
 export const driver: Driver<Factory> = {
@@ -100,6 +100,7 @@ export const driver: Driver<Factory> = {
         ran++;
         ips.push(ip);
         decisions.push(limit.decision(request));
+        if (setup.work !== undefined) await setup.work(view(request));
         return limit.headers(request, await route(request));
       } catch (error) {
         errors.push(error);

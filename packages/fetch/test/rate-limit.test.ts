@@ -5,7 +5,7 @@
  */
 import { validationSuite } from '@ratekeeper/adapter-contract';
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type FetchRateLimit, type FetchRateLimitOptions, rateLimit } from '../src/index.js';
 import { sharedBucketWithoutIp } from './mutants/shared-bucket-without-ip.js';
 
@@ -26,17 +26,24 @@ describe('rateLimit options', () => {
     [() => rateLimit().wrap('handler' as never, () => '1.2.3.4'), 'rateLimit: wrap(handler, ip): handler must be a function, got "handler"'],
     [() => rateLimit().wrap(() => new Response(), undefined as never), 'rateLimit: wrap(handler, ip): ip must be a function, got undefined'],
     [() => rateLimit({}, 'request' as never), 'rateLimit: raw must be a function, got "request"'],
+    [
+      () => rateLimit({ proxyWarning: true } as never),
+      'rateLimit: proxyWarning is not taken by @ratekeeper/fetch, got true: the client address is the one passed to each check ({ ip }), so there is no proxy setting to check',
+    ],
   ])('wrap and raw refuse what they cannot call: %#', (create, message) => {
     expect(create).toThrow(TypeError);
     expect(create).toThrow(message);
   });
 });
 
-/** addresslessNeverShared: addressless requests are refused, and never spend a bucket an addressed client has. */
+/**
+ * addresslessNeverShared: addressless requests (the unspecified address included: a fallback such as
+ * `?? '0.0.0.0'` is no client) are refused, and never spend a bucket an addressed client has.
+ */
 async function addresslessNeverShared(factory: (o: FetchRateLimitOptions) => FetchRateLimit): Promise<void> {
   const limit = factory({ limiter: bucket(1) });
   const outcomes = [];
-  for (const client of [{ ip: undefined }, { ip: '' }, { ip: null }, { ip: '0.0.0.0' }]) {
+  for (const client of [{ ip: undefined }, { ip: '' }, { ip: null }, { ip: '0.0.0.0' }, { ip: '::' }, { ip: '192.0.2.1' }]) {
     outcomes.push(
       await limit(get(), client).then(
         (r) => r?.status ?? 200,
@@ -44,7 +51,7 @@ async function addresslessNeverShared(factory: (o: FetchRateLimitOptions) => Fet
       ),
     );
   }
-  expect(outcomes).toEqual(['MissingIpError', 'MissingIpError', 'MissingIpError', 200]);
+  expect(outcomes).toEqual(['MissingIpError', 'MissingIpError', 'MissingIpError', 'MissingIpError', 'MissingIpError', 200]);
 }
 
 describe('the client address', () => {
@@ -53,7 +60,7 @@ describe('the client address', () => {
   });
 
   it('the check catches a check that counts addressless requests under one fallback key (mutant)', async () => {
-    await expect(addresslessNeverShared(sharedBucketWithoutIp)).rejects.toThrow(/expected \[ 200, 429, 429, 429 \]/);
+    await expect(addresslessNeverShared(sharedBucketWithoutIp)).rejects.toThrow(/expected \[ 200, 429, 429,/);
   });
 
   it('refuses a bare string where { ip } belongs, as a TypeError', async () => {
@@ -131,6 +138,25 @@ describe("the application's response", () => {
   });
 });
 
+describe('the default answer', () => {
+  it("takes the plan's cached body: with plans, a 429 of any plan builds its body once", async () => {
+    const plans = { free: bucket(1), paid: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, name: 'p', clock: new ManualClock(0) }) };
+    const limit = rateLimit<Request>({ plans, plan: (request) => (request.headers.get('x-plan') === 'paid' ? 'paid' : 'free') });
+    const paid = () => new Request('http://localhost/', { headers: { 'x-plan': 'paid' } });
+    expect(await limit(paid(), { ip: '192.0.2.1' })).toBeUndefined();
+    const first = (await limit(paid(), { ip: '192.0.2.1' })) as Response;
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const again = (await limit(paid(), { ip: '192.0.2.1' })) as Response;
+      expect(stringify).not.toHaveBeenCalled();
+      expect([again.status, await again.text()]).toEqual([first.status, await first.text()]);
+    } finally {
+      stringify.mockRestore();
+    }
+    expect(JSON.parse(await ((await limit(paid(), { ip: '192.0.2.1' })) as Response).text())).toMatchObject({ status: 429 });
+  });
+});
+
 describe('wrap', () => {
   it('checks, runs the handler once per admitted request with its own arguments, and adds the headers', async () => {
     const seen: string[] = [];
@@ -146,6 +172,55 @@ describe('wrap', () => {
     expect(await responses[2]!.json()).toMatchObject({ status: 429, 'violated-policies': ['b'] });
     expect(responses[2]!.headers.get('content-type')).toBe('application/problem+json');
     expect(seen).toEqual(['192.0.2.9', '192.0.2.9']);
+  });
+
+  it('answers in the same turn when the limiter and the handler are synchronous (the memory store), a promise otherwise', async () => {
+    const limit = rateLimit({ limiter: bucket(1) });
+    const sync = limit.wrap(
+      () => new Response('ok'),
+      () => '192.0.2.10',
+    );
+    const admitted = sync(get());
+    const denied = sync(get());
+    expect(admitted).toBeInstanceOf(Response);
+    expect(denied).toBeInstanceOf(Response);
+    expect([(admitted as Response).status, (denied as Response).status]).toEqual([200, 429]);
+    expect((denied as Response).headers.get('retry-after')).toBe('1');
+    expect((denied as Response).headers.get('ratelimit-policy')).toBe('"b";q=1;w=1');
+    const later = rateLimit({ limiter: bucket(1) }).wrap(
+      async () => new Response('ok'),
+      () => '192.0.2.11',
+    );
+    const pending = later(get());
+    expect(pending).toBeInstanceOf(Promise);
+    expect((await pending).headers.get('ratelimit')).toBe('"b";r=0;t=1');
+  });
+
+  it("awaits a handler's thenable that is not a native Promise, as before", async () => {
+    const thenable = {
+      // biome-ignore lint/suspicious/noThenProperty: the test needs a thenable that is not a native Promise
+      then: (resolve: (r: Response) => void) => resolve(new Response('ok')),
+    };
+    const handler = rateLimit({ limiter: bucket(2) }).wrap(
+      () => thenable as unknown as Promise<Response>,
+      () => '192.0.2.13',
+    );
+    const response = await handler(get());
+    expect([response.status, response.headers.get('ratelimit'), await response.text()]).toEqual([200, '"b";r=1;t=1', 'ok']);
+  });
+
+  it('rejects (never throws) when the handler throws', async () => {
+    const handler = rateLimit({ limiter: bucket(2) }).wrap(
+      () => {
+        throw new Error('boom');
+      },
+      () => '192.0.2.12',
+    );
+    let result: unknown;
+    expect(() => {
+      result = handler(get());
+    }).not.toThrow();
+    await expect(result).rejects.toThrow('boom');
   });
 
   it('rejects with the MissingIpError when ip() finds no address, before the handler runs', async () => {

@@ -19,13 +19,14 @@
  * A client gone while an async hook was awaited (`c.req.raw.signal` aborted) is not counted and the
  * route does not run (@ratekeeper/fetch answers an empty 499 nobody receives). With `countOutcome`,
  * `settle` or a limiter holding leases (ConcurrencyLimiter), `c.res` after `next()` (the route's
- * answer, or app.onError's for an error it threw) is handed to @ratekeeper/fetch's onFinished: the
- * charge is settled (the lease released) once its body has been read to the end or cancelled, or at
- * once when the client went away before (the request's signal aborted).
+ * answer, or app.onError's for an error it threw; a 500 when an error escapes next()) is handed over
+ * to @ratekeeper/fetch: the charge is settled (the lease released) once its body has been read to the
+ * end or cancelled, or, when the client went away before (the request's signal aborted), at once,
+ * as that answer with `aborted: true`: the lease lasts as long as the route's work, not the client.
  */
-import type { Decision, RateLimitOptions } from '@ratekeeper/core';
-import { describeValue } from '@ratekeeper/core';
-import { rateLimit as fetchRateLimit } from '@ratekeeper/fetch';
+import type { Decision, LimiterSource, RateLimitBaseOptions } from '@ratekeeper/core';
+import { describeValue } from '@ratekeeper/core/adapter';
+import { rateLimit as fetchRateLimit, withHeaders } from '@ratekeeper/fetch';
 import type { Context, Env, MiddlewareHandler } from 'hono';
 
 const OWNER = 'rateLimit';
@@ -33,43 +34,84 @@ const OWNER = 'rateLimit';
 /** RateLimitVariables type `c.var.rateLimit`: the decision for this request (absent when skipped). */
 export type RateLimitVariables = { rateLimit: Decision };
 
-/** HonoRateLimitOptions are core's adapter options, where the address comes from, and the handler. */
-export interface HonoRateLimitOptions<E extends Env = Env> extends RateLimitOptions<Context<E>> {
-  /** The runtime's conninfo helper; the key is its `remote.address`. */
-  readonly getConnInfo?: (c: Context) => { readonly remote: { readonly address?: string | undefined } };
-  /** Reads the client address from the context instead (exclusive with getConnInfo). */
-  readonly ip?: (c: Context<E>) => string | null | undefined;
-  /** Builds the Response for a blocked request; the rate-limit headers and Retry-After are added to it. */
-  readonly handler?: (c: Context<E>, decision: Decision) => Response | Promise<Response>;
+// `c.var.rateLimit` and `c.get('rateLimit')` typed on every app, as Hono's own middleware (requestId)
+// types its variable: a plain `new Hono()` (and JavaScript, which cannot pass an Env) reads it too.
+declare module 'hono' {
+  interface ContextVariableMap extends RateLimitVariables {}
 }
+
+/**
+ * HonoRateLimitOptions are core's adapter options, where the address comes from, and the handler;
+ * `proxyWarning` is refused (the address comes from getConnInfo or ip, chosen by the application, so
+ * there is no proxy setting to check).
+ */
+export type HonoRateLimitOptions<E extends Env = Env> = Omit<RateLimitBaseOptions<Context<E>>, 'proxyWarning'> &
+  LimiterSource<Context<E>> & {
+    /** The runtime's conninfo helper; the key is its `remote.address`. */
+    readonly getConnInfo?: (c: Context) => { readonly remote: { readonly address?: string | undefined } };
+    /** Reads the client address from the context instead (exclusive with getConnInfo). */
+    readonly ip?: (c: Context<E>) => string | null | undefined;
+    /**
+     * Builds the Response for a blocked request; the rate-limit headers and Retry-After are added to it.
+     * A 200 (`c.text('Too many requests')` sets no status) is answered as 429 (503 for a 'closed' store
+     * failure) instead; any other status, e.g. `c.json(body, 403)`, is kept.
+     */
+    readonly handler?: (c: Context<E>, decision: Decision) => Response | Promise<Response>;
+  };
 
 /** rateLimit validates `options` and returns the middleware, for `app.use`, a sub-app or one route. */
 export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>): MiddlewareHandler<E & { Variables: RateLimitVariables }> {
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
     throw new TypeError(`${OWNER}: options must be an object, got ${describeValue(options)}`);
   }
+  const refused = (options as { readonly proxyWarning?: unknown } | undefined)?.proxyWarning;
+  if (refused !== undefined) {
+    throw new TypeError(
+      `${OWNER}: proxyWarning is not taken by @ratekeeper/hono, got ${describeValue(refused)}: the client address comes from getConnInfo or ip(c), so there is no proxy setting to check`,
+    );
+  }
   const { getConnInfo, ip, ...rest } = options ?? {};
   const limit = fetchRateLimit<Context<E>>(rest, (c) => c.req.raw);
   const address = addressOf<E>(getConnInfo, ip, rest.key !== undefined);
 
-  return async function rateLimit(c, next) {
+  /** go runs the rest of the app for an admitted (or uncounted) request, then writes the headers. */
+  const go = async (c: Context<E & { Variables: RateLimitVariables }>, next: () => Promise<void>): Promise<undefined> => {
     const context = c as unknown as Context<E>;
-    const limited = await limit(context, { ip: address?.(context) });
-    if (limited !== undefined) return limited;
     const decision = limit.decision(context);
-    if (decision === undefined) return next();
-    c.set('rateLimit', decision);
-    await next();
-    // After next, like Hono's own header middleware: c.res is then whatever the route returned.
-    try {
-      limit.writeHeaders(decision, outermostFirst(c.res.headers));
-    } catch (error) {
-      if (!(error instanceof TypeError)) throw error;
-      c.res = new Response(c.res.body, c.res); // immutable headers (a fetch() or redirect Response): copy
-      limit.writeHeaders(decision, outermostFirst(c.res.headers));
+    if (decision === undefined) {
+      await next();
+      return undefined;
     }
+    c.set('rateLimit', decision);
+    try {
+      await next();
+    } catch (error) {
+      // Hono answers its errors inside next(); one that escapes still ends the work: hand over its 500.
+      limit.finish(context, new Response(null, { status: 500 }));
+      throw error;
+    }
+    // After next, like Hono's own header middleware: c.res is then whatever the route returned. A
+    // Response with immutable headers (a fetch() or redirect Response) is copied, as @ratekeeper/fetch does.
+    const written = withHeaders(c.res, (headers) => limit.writeHeaders(decision, outermostFirst(headers)));
+    if (written !== c.res) c.res = written;
     const finished = limit.finish(context, c.res);
     if (finished !== c.res) c.res = finished;
+    return undefined;
+  };
+
+  // The check without its promise (limit.now): with the memory store the request is decided in this
+  // turn, and only the app after it is awaited.
+  return function rateLimit(c, next) {
+    const context = c as unknown as Context<E>;
+    let limited: Response | Promise<Response | undefined> | undefined;
+    try {
+      limited = limit.now(context, { ip: address?.(context) });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (limited === undefined) return go(c, next);
+    if (limited instanceof Promise) return limited.then<Response | undefined>((l) => l ?? go(c, next));
+    return Promise.resolve(limited);
   };
 }
 

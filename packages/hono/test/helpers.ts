@@ -48,12 +48,12 @@ export function translate(options: ContractOptions, proxy?: unknown): HonoRateLi
       ? {}
       : {
           handler: (c: Context, d) => {
-            const json = (a: Answer) => c.json(a.body, a.status as 429);
+            const json = (a: Answer) => (a.status === undefined ? c.json(a.body) : c.json(a.body, a.status as 429));
             const answer = handler(d, view(c));
             return answer instanceof Promise ? answer.then(json) : json(answer);
           },
         }),
-  };
+  } as HonoRateLimitOptions; // rest keeps the contract options' limiter choice, which spreading loses to the type checker
 }
 
 const CHUNK = new Uint8Array(65_536).fill(120); // 'x'
@@ -110,10 +110,12 @@ export const driver: Driver<Factory> = {
     if (before !== undefined) app.use(async (c, next) => (before(c.env.incoming, c.env.outgoing), next()));
     const address = source(setup.proxy);
     app.use((setup.factory ?? rateLimit)(translate(options, setup.proxy)));
-    app.get('/', (c) => {
+    const { work } = setup;
+    app.get('/', async (c) => {
       ran++;
       ips.push(address.ip?.(c as unknown as Context) ?? getConnInfo(c as unknown as Context).remote.address);
       decisions.push((c.var as { rateLimit?: Decision }).rateLimit);
+      if (work !== undefined) await work(view(c as unknown as Context));
       return route(c as unknown as Context);
     });
     return { ...serveApp(app as unknown as Hono), errors, ips, decisions, ran: () => ran };

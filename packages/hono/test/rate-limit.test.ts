@@ -19,9 +19,21 @@ describe('rateLimit options', () => {
   // The contract's table, with an address source added wherever the options are an object.
   validationSuite(((o: unknown) => rateLimit((isOptions(o) && !('ip' in (o as object)) ? { ip: fromHeader, ...(o as object) } : o) as never)) as never);
 
-  it('returns a named async two-argument middleware', () => {
-    const middleware = rateLimit({ ip: fromHeader });
-    expect([middleware.name, middleware.length, middleware.constructor.name]).toEqual(['rateLimit', 2, 'AsyncFunction']);
+  it('returns a named two-argument middleware that answers Hono with a promise on every path, a synchronous decision included', async () => {
+    const middleware = rateLimit({ ip: fromHeader, limiter: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock: new ManualClock(0) }) });
+    expect([middleware.name, middleware.length]).toEqual(['rateLimit', 2]);
+    const returned: unknown[] = [];
+    const app = new Hono();
+    app.use((c, next) => {
+      const answer = middleware(c as never, next);
+      returned.push(answer);
+      return answer;
+    });
+    app.get('/', (c) => c.text('ok'));
+    const statuses = [];
+    for (let i = 0; i < 2; i++) statuses.push((await app.request('/', { headers: { 'x-client': '192.0.2.1' } })).status);
+    expect(statuses).toEqual([200, 429]);
+    expect(returned.map((r) => r instanceof Promise)).toEqual([true, true]);
   });
 
   it.each([
@@ -33,6 +45,10 @@ describe('rateLimit options', () => {
     [{ ip: 'x-real-ip' }, 'rateLimit: ip must be a function, got "x-real-ip"'],
     [{ getConnInfo: {} }, 'rateLimit: getConnInfo must be a function, got an object'],
     [{ ip: fromHeader, getConnInfo: () => ({ remote: {} }) }, 'rateLimit: give either getConnInfo or ip, not both'],
+    [
+      { ip: fromHeader, proxyWarning: false },
+      'rateLimit: proxyWarning is not taken by @ratekeeper/hono, got false: the client address comes from getConnInfo or ip(c), so there is no proxy setting to check',
+    ],
   ])('refuses %j with a TypeError', (options, message) => {
     expect(() => rateLimit(options as never)).toThrow(TypeError);
     expect(() => rateLimit(options as never)).toThrow(message);

@@ -24,11 +24,15 @@
  * on `ctx.state.rateLimit` (typed by the augmentation below) for later middleware and logs; with
  * several limiters on one request, the last one's. With `countOutcome`, `settle` or a limiter holding
  * leases (ConcurrencyLimiter), every admitted request's response is handed to core's watch as soon as
- * the decision arrives (before a header can fail or the response be found sent), so its lease is
- * released when the response closes, aborted ones included.
+ * the decision arrives (before a header can fail or the response be found sent), and the middleware
+ * tells it when `next()` settled: the lease is released, and the outcome reported, when the response
+ * finishes or fails, or, when the client left first, when the rest of the chain is done (Koa runs it
+ * for nobody and writes nothing), with the status Koa would have answered (an error's own 4xx/5xx
+ * status, else 500). Without those options nothing of this runs: `return next()` as before.
  */
 import type { Context, Middleware, Next } from 'koa';
-import { type Decision, type ProxySetting, type RateLimitOptions, describeValue, prepareRateLimit } from '@ratekeeper/core';
+import { type Decision, type ProxySetting, type RateLimitOptions } from '@ratekeeper/core';
+import { describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
 
 declare module 'koa' {
   interface DefaultState {
@@ -50,14 +54,19 @@ const PROXY: ProxySetting = {
     "turn Koa's `app.proxy` off unless every request reaches the server through your proxy (Koa cannot trust only some addresses), and set app.maxIpsCount to the number of proxies",
 };
 
-/** KoaRateLimitOptions are core's adapter options plus the limited-response handler. */
-export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
+/**
+ * KoaRateLimitOptions are core's adapter options plus the limited-response handler: a `limiter`, one
+ * algorithm's shorthand options (each algorithm takes only its own), or `plans`, with the rest.
+ */
+export type KoaRateLimitOptions = RateLimitOptions<Context> & {
   /**
    * Answers a request the limiter denied, after the rate-limit headers (and Retry-After) are written.
-   * Default: status 429 (503 for a 'closed' store failure) with an RFC 9457 problem+json body.
+   * It runs with `ctx.status` already set (429, or 503 for a 'closed' store failure), so
+   * `ctx.body = 'Too many requests'` answers 429; setting `ctx.status` still picks another.
+   * Default: that status with an RFC 9457 problem+json body.
    */
   readonly handler?: (ctx: Context, decision: Decision) => void | Promise<void>;
-}
+};
 
 // Straight to the Node response: the middleware checks ctx.headerSent first, and ctx.set would only
 // add a delegate hop and a type check per header.
@@ -84,16 +93,40 @@ export function rateLimit(options?: KoaRateLimitOptions): Middleware {
     const decision = outcome instanceof Promise ? await outcome : outcome;
     if (decision === undefined) return next();
     if (decision === null) return;
-    // First, whatever happens next: an admitted request's lease is released when its response closes.
-    if (plan.watch !== undefined) plan.watch(ctx, ctx.res, decision);
+    // First, whatever happens next: an admitted request's work is followed to its end (core's work.ts).
+    const work = plan.watch === undefined ? undefined : plan.watch(ctx, ctx.res, decision);
+    if (work === undefined) return pass(ctx, next, decision);
+    // Koa lets the handler run after its client left and writes nothing then: next() settling is the end.
+    try {
+      await pass(ctx, next, decision);
+    } catch (error) {
+      work.end(statusOf(error));
+      throw error;
+    }
+    work.end();
+  };
+
+  /** pass writes the headers, then awaits the rest of the chain or answers the denied request. */
+  function pass(ctx: Context, next: Next, decision: Decision): Promise<void> | void {
     if (ctx.headerSent) return;
     ctx.state.rateLimit = decision;
     plan.writeHeaders(ctx, setHeader, decision);
     if (!plan.blocks(decision)) return next();
-    if (handler !== undefined) return handler(ctx, decision);
     const body = plan.body(decision);
+    if (handler !== undefined) {
+      // Preset, so a handler that only sets ctx.body answers 429 (503), not Koa's 200; it may set another.
+      ctx.status = body.status;
+      return handler(ctx, decision);
+    }
     ctx.status = body.status;
     ctx.body = body.bytes;
     ctx.type = body.contentType; // after the body: a Buffer body would otherwise set octet-stream
-  };
+  }
+}
+
+/** statusOf is the status Koa's error handler answers `error` with: its own 4xx/5xx status, else 500. */
+function statusOf(error: unknown): number {
+  const e = error as { status?: unknown; statusCode?: unknown } | null | undefined;
+  const status = e?.status ?? e?.statusCode;
+  return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599 ? status : 500;
 }

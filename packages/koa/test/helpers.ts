@@ -34,7 +34,10 @@ const view = (ctx: Context): RequestView => ({
 /** translate maps the contract's options onto Koa's, leaving everything else untouched. */
 export function translate(options: ContractOptions): KoaRateLimitOptions {
   const { key, skip, cost, plan, onDecision, countOutcome, settle, handler, ...rest } = options;
-  const send = (ctx: Context, answer: Answer) => void ((ctx.status = answer.status), (ctx.body = answer.body));
+  const send = (ctx: Context, answer: Answer) => {
+    if (answer.status !== undefined) ctx.status = answer.status;
+    ctx.body = answer.body;
+  };
   return {
     ...rest,
     ...(key === undefined ? {} : { key: (ctx: Context) => key(view(ctx)) }),
@@ -52,7 +55,7 @@ export function translate(options: ContractOptions): KoaRateLimitOptions {
             return answer instanceof Promise ? answer.then((a) => send(ctx, a)) : send(ctx, answer);
           },
         }),
-  };
+  } as KoaRateLimitOptions; // rest keeps the contract options' limiter choice, which spreading loses to the type checker
 }
 
 /** Koa's proxy settings: a boolean for app.proxy, or app.proxy on with a maxIpsCount. */
@@ -97,10 +100,12 @@ function driver(name: string, K: typeof Koa): Driver<Factory> {
       const refused = setup.refuseHeader;
       if (refused !== undefined) app.use((ctx, next) => (refuseHeader(ctx.res, refused), next()));
       app.use((setup.factory ?? rateLimit)(translate(options)));
-      app.use((ctx) => {
+      const { work } = setup;
+      app.use(async (ctx) => {
         ran++;
         ips.push(ctx.ip);
         decisions.push(ctx.state.rateLimit);
+        if (work !== undefined) await work(view(ctx));
         if (ctx.query['throw'] !== undefined) throw new Error('the route failed');
         if (ctx.query['hold'] !== undefined) return new Promise<void>((done) => ctx.res.once('close', done)); // working until the client goes
         ctx.status = Number(ctx.query['status'] ?? 200);

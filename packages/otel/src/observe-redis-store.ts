@@ -8,7 +8,7 @@
  * publishes no lease points. Returns a function that stops observing.
  */
 import { type BatchObservableResult, type MeterProvider, metrics } from '@opentelemetry/api';
-import { describeValue, refuseUnknown } from '@ratekeeper/core';
+import { describeValue, refuseUnknown } from '@ratekeeper/core/store';
 import {
   ATTR_STORE,
   METRIC_REDIS_BATCHED,

@@ -17,7 +17,8 @@
  * request cannot grow the metric's cardinality without bound.
  */
 import { type Attributes, type Meter, type MeterProvider, metrics, trace } from '@opentelemetry/api';
-import { DECISION_OUTCOMES, type Decision, type DecisionOutcome, type Policy, type Telemetry, describeValue } from '@ratekeeper/core';
+import { type Decision, type DecisionOutcome, type Policy, type Telemetry } from '@ratekeeper/core';
+import { DECISION_OUTCOMES, describeValue } from '@ratekeeper/core/adapter';
 import { ATTR_ALGORITHM, ATTR_OUTCOME, ATTR_POLICY, ATTR_REMAINING, ATTR_RETRY_AFTER_MS, METRIC_DECISIONS, METRIC_STORE_DURATION, SCOPE_NAME } from './names.js';
 
 export interface OtelTelemetryOptions {

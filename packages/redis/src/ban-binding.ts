@@ -4,24 +4,32 @@
  * ban ends (with that much TTL); one script (BAN_BODY) checks it and runs the algorithm's step, so a banned or
  * unbanned decision is still one round trip, atomic with every other decision on the key.
  *
+ * A refund is one script too (banRefundScript): it gives the units back and, in the same call, lifts a
+ * running ban when the step now admits the cost whose denial started it (core's ban.ts: a ban stands
+ * only while the charges that still count leave no room), atomically with every other call on the key,
+ * whichever process sends it.
+ *
  * When Redis cannot answer, the store's failure policy decides through the policy's binding, without
- * the ban (the fallback does not know of bans set in Redis); the failure is reported as always.
+ * the ban (the fallback does not know of bans set in Redis); the failure is reported as always, and a
+ * refund Redis could not make goes to the fallback, as the policy's own refund does.
  */
 import type { Decision, StoreBinding } from '@ratekeeper/core';
 import { asFailure, info, type RedisBinding } from './binding.js';
-import { decodeOne } from './decisions.js';
-import { Failure } from './failure.js';
-import { type Script, banScript } from './lua/scripts.js';
+import { decodeOne } from './transport/decisions.js';
+import { Failure } from '@ratekeeper/core/store';
+import { type Script, banRefundScript, banScript } from './lua/scripts.js';
 
 export class RedisBans implements StoreBinding<'async'> {
   readonly #inner: RedisBinding;
   readonly #banMs: string;
   readonly #script: Script;
+  readonly #refund: Script;
 
   constructor(inner: RedisBinding, banMs: number, algorithm: Parameters<typeof banScript>[0]) {
     this.#inner = inner;
     this.#banMs = String(banMs);
     this.#script = banScript(algorithm, inner.backend.clientTime);
+    this.#refund = banRefundScript(algorithm, inner.backend.clientTime);
   }
 
   consume(key: string, now: number, cost: number): Promise<Decision> {
@@ -45,8 +53,24 @@ export class RedisBans implements StoreBinding<'async'> {
     return Promise.all([lifted, this.#inner.reset(key)]).then(() => undefined);
   }
 
+  /** refund gives `cost` back and lifts a ban the units now cover, in one script call. */
   refund(key: string, now: number, cost: number): Promise<void> {
-    return this.#inner.refund(key, now, cost);
+    const inner = this.#inner;
+    const { backend } = inner;
+    const stateKey = inner.keyOf(key);
+    backend.denyCache?.forget(stateKey);
+    backend.batcher?.flush(); // a consume queued before the refund is decided before it
+    const [first, second] = inner.params;
+    const sha = this.#refund.sha;
+    const command = backend.clientTime
+      ? ['EVALSHA', sha, '2', stateKey, `${stateKey}:ban`, String(now), String(cost), first, second, '0']
+      : ['EVALSHA', sha, '2', stateKey, `${stateKey}:ban`, String(cost), first, second, '0'];
+    return backend.remote.eval(this.#refund, command, stateKey, (ended) => {
+      backend.denyCache?.forget(stateKey);
+      if (!(ended instanceof Failure)) return;
+      backend.report(info('refund', inner.policy.name, ended));
+      inner.fallback.refund?.(key, now, cost);
+    });
   }
 
   #run(key: string, now: number, cost: number, commit: boolean): Promise<Decision> {

@@ -7,29 +7,30 @@
  * here once. Its counts are its own: they are not merged into Redis when Redis comes back.
  */
 import type { Algorithm, Decision, Policy, StoreBinding } from '@ratekeeper/core';
-import type { Batcher, Group } from './batcher.js';
-import type { DenyCache } from './deny-cache.js';
-import { allowedOf, closedDecision, decodeOne, fallbackDecision, openDecision } from './decisions.js';
-import { Failure, type FailureInfo } from './failure.js';
+import type { Batcher, Group } from './transport/batcher.js';
+import type { DenyCache } from './transport/deny-cache.js';
+import { allowedOf, decodeOne } from './transport/decisions.js';
+import { Failure, type FailureInfo, type FailurePolicy, type Fallback, decideByPolicy, failureInfo } from '@ratekeeper/core/store';
 import { encodeKey, keyHead } from './keys.js';
 import { BATCHED } from './lua/batch-script.js';
 import { type Script, type StepName, refundScript, singleScript } from './lua/scripts.js';
-import type { FailurePolicy } from './options.js';
-import type { Outcome, Remote } from './remote.js';
+import type { Outcome, RedisRemote } from './transport/remote.js';
 
 type Operation = FailureInfo['operation'];
 
 /** Backend is what a binding needs from its store. */
 export interface Backend {
-  readonly remote: Remote;
+  readonly remote: RedisRemote;
   readonly prefix: string;
   readonly onFailure: FailurePolicy;
   /** clientTime: the scripts take `now` from the call instead of reading the server's TIME. */
   readonly clientTime: boolean;
-  /** Where single decisions are queued to go to Redis together (./batcher.ts), when batching is on. */
+  /** Where single decisions are queued to go to Redis together (./transport/batcher.ts), when batching is on. */
   readonly batcher: Batcher | undefined;
-  /** Denials remembered until their wait is over (./deny-cache.ts), when the deny cache is on. */
+  /** Denials remembered until their wait is over (./transport/deny-cache.ts), when the deny cache is on. */
   readonly denyCache: DenyCache | undefined;
+  /** The number each fallback divides its policy by: the option, or the peers last seen (./transport/peers.ts). */
+  fallbackDivisor(): number;
   report(info: FailureInfo): void;
 }
 
@@ -42,10 +43,11 @@ export function scriptParams(policy: Policy): readonly [string, string] {
 }
 
 export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'async'> {
+  /** @internal (the store's connection and batching, shared by its bindings) */
   readonly backend: Backend;
   readonly policy: P;
   readonly params: readonly [string, string];
-  readonly fallback: StoreBinding<'sync'>;
+  readonly #fallback: Fallback;
   /** head is everything in this policy's keys before the encoded user key. */
   readonly head: string;
   readonly #script: Script;
@@ -53,11 +55,12 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   readonly #group: Group;
   readonly #refund: Script;
 
-  constructor(backend: Backend, algorithm: Algorithm<P>, policy: P, fallback: StoreBinding<'sync'>) {
+  /** @internal Made by the store's bind (limiters call it). */
+  constructor(backend: Backend, algorithm: Algorithm<P>, policy: P, fallback: Fallback) {
     this.backend = backend;
     this.policy = policy;
     this.params = scriptParams(policy);
-    this.fallback = fallback;
+    this.#fallback = fallback;
     this.head = keyHead(backend.prefix, policy.name);
     // RedisStore.bind sends only algorithms with a Lua step here (a concurrency limit has RedisConcurrency).
     const step = algorithm.name as StepName;
@@ -76,6 +79,11 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
       index: 0,
     };
     this.#refund = refundScript(step, backend.clientTime);
+  }
+
+  /** fallback is the in-process binding of this policy's share that decides while Redis cannot. */
+  get fallback(): StoreBinding<'sync'> {
+    return this.#fallback.binding;
   }
 
   /** keyOf is the Redis key of this policy's state for `key`. */
@@ -173,10 +181,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
 
   /** decideWithout is the failure policy's decision for this binding alone. */
   decideWithout(key: string, now: number, cost: number, commit: boolean): Decision {
-    const policy: FailurePolicy = this.backend.onFailure;
-    if (policy === 'open') return openDecision(this.policy, cost);
-    if (policy === 'closed') return closedDecision(this.policy);
-    return fallbackDecision(commit ? this.fallback.consume(key, now, cost) : this.fallback.peek(key, now, cost), this.policy);
+    return decideByPolicy(this.backend.onFailure, this.policy, this.fallback, key, now, cost, commit);
   }
 }
 
@@ -185,6 +190,5 @@ export function asFailure(outcome: unknown): Failure {
   return outcome instanceof Failure ? outcome : new Failure('reply', new TypeError('RedisStore: the script reply has an unexpected shape'));
 }
 
-export function info(operation: Operation, policy: string, failure: Failure): FailureInfo {
-  return failure.error === undefined ? { operation, policy, reason: failure.reason } : { operation, policy, reason: failure.reason, error: failure.error };
-}
+/** info is the 'failure' event's payload (core's failureInfo). */
+export const info: (operation: Operation, policy: string, failure: Failure) => FailureInfo = failureInfo;

@@ -2,24 +2,25 @@
  * Composite decisions on Redis: several policies for one request in ONE script call, all or nothing
  * (see lua/composite-script.ts). Every member's key carries the same hash tag, so the call is legal
  * on Redis Cluster. With batching on, a composite decision is a call of a group of several policies
- * in the Batcher (./batcher.ts): concurrent composite and single decisions go to Redis together, in
+ * in the Batcher (./transport/batcher.ts): concurrent composite and single decisions go to Redis together, in
  * the order they were made, each composite still all or nothing in the batch script.
  *
- * A plan (the script, the members, the ARGV tail, the fallback bindings) is built once per bindings
+ * A plan (the script, the members, the ARGV tail) is built once per bindings
  * array, which CompositeLimiter passes unchanged on every call. Building it checks that every member
  * is a binding of this store, that no two share a policy name (they would share a key) and that there
  * are at most 16: violations are programming errors, and throw a TypeError when CompositeLimiter is
  * built (RedisStore.prepareAll).
  */
 import type { Decision, Policy, StoreBinding } from '@ratekeeper/core';
-import type { Group } from './batcher.js';
+import type { Group } from './transport/batcher.js';
 import { type Backend, RedisBinding, asFailure, info } from './binding.js';
-import { closedDecision, decodeAll, fallbackDecision, openDecision } from './decisions.js';
+import { closedDecision, fallbackDecision, openDecision } from '@ratekeeper/core/store';
+import { decodeAll } from './transport/decisions.js';
 import { encodeKey } from './keys.js';
 import { BATCHED } from './lua/batch-script.js';
 import { MAX_MEMBERS, compositeScript } from './lua/composite-script.js';
 import type { Script, StepName } from './lua/scripts.js';
-import type { FallbackStore } from './options.js';
+import type { FallbackStore } from '@ratekeeper/core/store';
 
 export interface Plan {
   readonly script: Script;
@@ -27,7 +28,6 @@ export interface Plan {
   readonly policies: readonly Policy[];
   readonly params: readonly string[];
   readonly name: string;
-  readonly fallbacks: readonly StoreBinding<'sync'>[];
   /** The members as one group of the batch script, with the composite script's command. */
   readonly group: Group;
 }
@@ -69,7 +69,7 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
     sentIn: 0,
     index: 0,
   };
-  return { script, members, policies, params, name: names.join('+'), fallbacks: members.map((m) => m.fallback), group };
+  return { script, members, policies, params, name: names.join('+'), group };
 }
 
 /** decideComposite runs the composite script and, when Redis cannot answer, the failure policy. */
@@ -90,5 +90,6 @@ export function decideComposite(backend: Backend, fallbackStore: FallbackStore, 
 function decideWithout(backend: Backend, fallbackStore: FallbackStore, plan: Plan, key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
   if (backend.onFailure === 'open') return plan.members.map((m) => openDecision(m.policy, cost));
   if (backend.onFailure === 'closed') return plan.members.map((m) => closedDecision(m.policy));
-  return fallbackStore.consumeAll(plan.fallbacks, key, now, cost, commit).map((d, i) => fallbackDecision(d, plan.policies[i] as Policy));
+  const fallbacks = plan.members.map((m) => m.fallback);
+  return fallbackStore.consumeAll(fallbacks, key, now, cost, commit).map((d, i) => fallbackDecision(d, plan.policies[i] as Policy));
 }

@@ -4,9 +4,9 @@
  * so N processes deciding alone during an outage admit about the limit between them instead of N
  * times it. Checked on the pure function and through a RedisStore whose client refuses every command.
  */
-import { FixedWindowLimiter, ManualClock, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import { FixedWindowLimiter, ManualClock, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import { fallbackPolicy } from './fallback-policy.js';
+import { fallbackPolicy } from '@ratekeeper/core/store';
 import { RedisStore } from './redis-store.js';
 
 /** A client whose every command fails at once, as with Redis down: the fallback decides everything. */
@@ -45,6 +45,9 @@ describe('fallbackDivisor', () => {
     expect(await admittedDuringOutage(undefined, fixed)).toBe(100);
     expect(await admittedDuringOutage(4, fixed)).toBe(25);
     expect(await admittedDuringOutage(4, bucket)).toBe(25);
+    // A sliding log's step is made for its limit: its share needs a step of its own.
+    const log = (store: RedisStore) => new SlidingLogLimiter({ limit: 100, windowMs: 60_000, store, clock });
+    expect(await admittedDuringOutage(4, log)).toBe(25);
   });
 
   it('reports the share as the limit, under the limiter’s own policy object', async () => {

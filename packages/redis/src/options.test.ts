@@ -28,9 +28,9 @@ describe('RedisStore options', () => {
     [{ client, maxBatchSize: 64.5 }, RangeError, 'RedisStore: maxBatchSize must be an integer from 2 to 1000, got 64.5'],
     [{ client, onfailure: 'closed' }, TypeError, 'RedisStore: unknown option "onfailure"'],
     [{ client, timeout: 100 }, TypeError, 'RedisStore: unknown option "timeout"'],
-    [{ client, fallbackDivisor: 0 }, RangeError, 'RedisStore: fallbackDivisor must be an integer from 1 to 1000000, got 0'],
-    [{ client, fallbackDivisor: 2.5 }, RangeError, 'RedisStore: fallbackDivisor must be an integer from 1 to 1000000, got 2.5'],
-    [{ client, fallbackDivisor: '8' }, TypeError, 'RedisStore: fallbackDivisor must be an integer from 1 to 1000000, got "8"'],
+    [{ client, fallbackDivisor: 0 }, RangeError, "RedisStore: fallbackDivisor must be 'peers' or an integer from 1 to 1000000, got 0"],
+    [{ client, fallbackDivisor: 2.5 }, RangeError, "RedisStore: fallbackDivisor must be 'peers' or an integer from 1 to 1000000, got 2.5"],
+    [{ client, fallbackDivisor: '8' }, TypeError, 'RedisStore: fallbackDivisor must be \'peers\' or an integer from 1 to 1000000, got "8"'],
     [{ client, fallbackStore: new Map() }, TypeError, 'RedisStore: fallbackStore must be a synchronous store with consumeAll (such as a MemoryStore), got an object'],
   ])('rejects %o', (options, type, message) => {
     const make = () => new RedisStore(options as never);
@@ -45,7 +45,8 @@ describe('RedisStore options', () => {
   it('fills in the documented defaults and leaves the options object as it was', () => {
     const options = Object.freeze({ client });
     const store = new RedisStore(options);
-    expect([store.mode, store.prefix, store.time, store.timeoutMs, store.onFailure]).toEqual(['async', 'rk:', 'server', 50, 'fallback']);
+    expect([store.mode, store.prefix, store.time, store.timeoutMs, store.onFailure]).toEqual(['async', 'rk:', 'server', 1000, 'fallback']);
+    expect(store.peers).toBe(1);
     expect([store.batching, store.denyCacheHits]).toEqual([{ batches: 0, calls: 0 }, 0]);
   });
 

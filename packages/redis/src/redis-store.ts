@@ -17,18 +17,21 @@
  * ./remote.ts): 'fallback' (default: an
  * in-process limiter with the same policy), 'open' (admit) or 'closed' (deny; adapters answer 503).
  * The Decision says so in `failure`; the store emits 'failure' with a FailureInfo (never 'error', which
- * would crash a process without a listener); no promise ever rejects for a store failure.
+ * would crash a process without a listener); no promise ever rejects for a store failure. Without a
+ * 'failure' listener it warns once per process per cause instead (a client never connected, refused,
+ * timed out: ./failure-warning.ts), unless `failureWarning: false`.
  *
- * Lease mode (./leased.ts, LeasedLimiter) wraps a token bucket on this store so that each process
+ * Lease mode (./lease/leased.ts, LeasedLimiter) wraps a token bucket on this store so that each process
  * decides locally on units it took from the shared bucket; `leasing` counts its takes and returns.
  *
  * A ConcurrencyLimiter's leases live in a sorted set per key, each lease expiring `leaseTtlMs`
  * (default 30 s) after it was taken unless this process, still alive, renews it (every leaseTtlMs / 3):
- * the leases of a crashed process expire by themselves (./concurrency-binding.ts). A composite with
- * concurrency members takes its leases first and its rates after (./concurrency-composite.ts).
+ * the leases of a crashed process expire by themselves (./concurrency/concurrency-binding.ts). A composite with
+ * concurrency members takes its leases first and its rates after (./concurrency/concurrency-composite.ts).
  *
  * A policy name is a key namespace: limiters with the same name share their counts, in this process
- * and in every other one. Binding one name twice with different parameters throws (while a binding
+ * and in every other one (in one process, core refuses two limiters that would share a name they did
+ * not give: core's store-names.ts). Binding one name twice with different parameters throws (while a binding
  * with the first parameters is alive: see ./names.ts). A composite is checked when CompositeLimiter is
  * built (prepareAll): more than 16 members, or members of another store, throw there, never from
  * consume.
@@ -38,19 +41,20 @@ import type { Algorithm, Booking, ConcurrencyPolicy, Decision, Policy, StoreBind
 import { RedisBans } from './ban-binding.js';
 import { type Backend, RedisBinding, scriptParams } from './binding.js';
 import { type Plan, decideComposite, makePlan } from './composite.js';
-import type { FailureInfo } from './failure.js';
+import { type FailureInfo, type FailurePolicy, Fallback, type FallbackStore, type Peers, warnFailureOnce } from '@ratekeeper/core/store';
+import { causeOf, warningText } from './failure-warning.js';
 import { STEPS, type StepName } from './lua/scripts.js';
-import { type FailurePolicy, type FallbackStore, type RedisStoreOptions, type TimeSource, resolveOptions } from './options.js';
-import { Batcher } from './batcher.js';
-import { DenyCache } from './deny-cache.js';
-import { fallbackPolicy } from './fallback-policy.js';
-import { leaseCounters } from './lease-calls.js';
+import { type RedisStoreOptions, type TimeSource, resolveOptions } from './options.js';
+import { Batcher } from './transport/batcher.js';
+import { DenyCache } from './transport/deny-cache.js';
+import { redisPeers } from './transport/peers.js';
+import { leaseCounters } from './lease/lease-calls.js';
 import { PolicyNames } from './names.js';
-import { RedisConcurrency } from './concurrency-binding.js';
-import { type ConcurrencyPlan, decideWithConcurrency, hasConcurrency, makeConcurrencyPlan } from './concurrency-composite.js';
-import { Remote } from './remote.js';
+import { RedisConcurrency } from './concurrency/concurrency-binding.js';
+import { type ConcurrencyPlan, decideWithConcurrency, hasConcurrency, makeConcurrencyPlan } from './concurrency/concurrency-composite.js';
+import { RedisRemote } from './transport/remote.js';
 import { type ReservePlan, bookOnRedis, reservePlan } from './reserve.js';
-import { slotOf } from './slot.js';
+import { slotOf } from './transport/slot.js';
 
 /** MAX_LEASES bounds a concurrency limit on Redis: each unit in flight is one member of a sorted set. */
 const MAX_LEASES = 100_000;
@@ -68,10 +72,14 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
   readonly #backend: Backend;
   readonly #fallbackStore: FallbackStore;
   readonly #names = new PolicyNames();
-  readonly #fallbackDivisor: number;
+  readonly #fallbackDivisor: () => number;
+  readonly #peers: Peers;
   readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan | ConcurrencyPlan>();
   readonly #reservePlans = new WeakMap<readonly StoreBinding<'async'>[], ReservePlan>();
-  /** How long a concurrency lease lives without renewal, in ms (see concurrency-binding.ts). */
+  readonly #probeIntervalMs: number;
+  readonly #client: unknown;
+  readonly #warn: boolean;
+  /** How long a concurrency lease lives without renewal, in ms (see concurrency/concurrency-binding.ts). */
   readonly leaseTtlMs: number;
 
   constructor(options: RedisStoreOptions) {
@@ -82,9 +90,16 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     this.timeoutMs = o.timeoutMs;
     this.onFailure = o.onFailure;
     this.#fallbackStore = o.fallbackStore;
-    const remote = new Remote(o.send, o.timeoutMs, o.probeIntervalMs);
+    this.#probeIntervalMs = o.probeIntervalMs;
+    this.#client = options.client;
+    this.#warn = o.failureWarning;
+    const remote = new RedisRemote(o.send, o.timeoutMs, o.probeIntervalMs);
     const clientTime = o.time === 'client';
-    this.#fallbackDivisor = o.fallbackDivisor;
+    const peers = redisPeers(remote, o.prefix);
+    this.#peers = peers;
+    if (o.fallbackDivisor === 'peers') remote.remote.onFirstCall(() => peers.start());
+    const fixed = o.fallbackDivisor;
+    this.#fallbackDivisor = fixed === 'peers' ? () => peers.count : () => fixed;
     this.leaseTtlMs = o.leaseTtlMs;
     this.#backend = {
       remote,
@@ -93,10 +108,12 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
       clientTime,
       batcher: o.batch ? new Batcher(remote, clientTime, o.maxBatchSize, o.cluster ? slotOf : undefined) : undefined,
       denyCache: o.denyCache ? new DenyCache() : undefined,
+      fallbackDivisor: this.#fallbackDivisor,
       report: (info) => this.#report(info),
     };
   }
 
+  /** @internal (limiters call it) */
   bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): P extends ConcurrencyPolicy ? RedisConcurrency : RedisBinding<P>;
   bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): RedisBinding<P> | RedisConcurrency {
     if (policy.algorithm === 'concurrency' && algorithm.name === 'concurrency') return this.#leases(algorithm, policy);
@@ -104,7 +121,7 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
       throw new TypeError(`RedisStore: no script for algorithm ${JSON.stringify(algorithm.name)}`);
     }
     const signature = `${policy.algorithm} ${scriptParams(policy).join(' ')}`;
-    const fallback = this.#fallbackStore.bind(algorithm, fallbackPolicy(policy, this.#fallbackDivisor));
+    const fallback = new Fallback(this.#fallbackStore, algorithm as Algorithm<Policy>, policy, this.#fallbackDivisor);
     const binding = new RedisBinding(this.#backend, algorithm, policy, fallback);
     if (!this.#names.claim(policy.name, signature, binding)) {
       throw new TypeError(`RedisStore: policy name "${policy.name}" is already bound with other parameters; give each limit its own name`);
@@ -112,20 +129,23 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     return binding;
   }
 
-  /** #leases binds a concurrency limit: its leases as a sorted set per key (concurrency-binding.ts). */
+  /** #leases binds a concurrency limit: its leases as a sorted set per key (concurrency/concurrency-binding.ts). */
   #leases<P extends Policy>(algorithm: Algorithm<P>, policy: ConcurrencyPolicy): RedisConcurrency {
     if (policy.limit > MAX_LEASES) {
       throw new TypeError(`RedisStore: a concurrency limit keeps one member per unit in flight; its limit must be at most ${MAX_LEASES}, got ${policy.limit}`);
     }
-    const fallback = this.#fallbackStore.bind(algorithm, fallbackPolicy(policy, this.#fallbackDivisor) as unknown as P);
-    const binding = new RedisConcurrency(this.#backend, policy, fallback, this.leaseTtlMs);
+    const fallback = new Fallback(this.#fallbackStore, algorithm as Algorithm<Policy>, policy, this.#fallbackDivisor);
+    const binding = new RedisConcurrency(this.#backend, policy, fallback, this.leaseTtlMs, this.#probeIntervalMs);
     if (!this.#names.claim(policy.name, `concurrency ${policy.limit} ${policy.retryAfterMs}`, binding)) {
       throw new TypeError(`RedisStore: policy name "${policy.name}" is already bound with other parameters; give each limit its own name`);
     }
     return binding;
   }
 
-  /** banned puts a ban in front of one of this store's bindings, in the same script call (ban-binding.ts). */
+  /**
+   * banned puts a ban in front of one of this store's bindings, in the same script call (ban-binding.ts).
+   * @internal (BanLimiter calls it)
+   */
   banned(binding: StoreBinding<'async'>, banMs: number): RedisBans {
     if (binding instanceof RedisConcurrency) throw new TypeError('RedisStore: bans apply to rate limits, not to a concurrency limit');
     const inner = binding as RedisBinding;
@@ -192,13 +212,29 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     return { refills, units, returned };
   }
 
+  /**
+   * peers is the number of processes last seen deciding on this store's prefix (this one included; 1
+   * until Redis has answered a count): with the default `fallbackDivisor`, each process's fallback
+   * enforces the limit divided by it during an outage (./transport/peers.ts).
+   */
+  get peers(): number {
+    return this.#peers.count;
+  }
+
   /** denyCacheHits counts the decisions answered from the deny cache without a round trip. */
   get denyCacheHits(): number {
     return this.#backend.denyCache?.hits ?? 0;
   }
 
-  /** A listener that throws is the caller's bug: it surfaces as an uncaught exception, not in a decision. */
+  /**
+   * #report emits 'failure', or, when nobody listens, warns once per process per cause (./failure-warning.ts).
+   * A listener that throws is the caller's bug: it surfaces as an uncaught exception, not in a decision.
+   */
   #report(info: FailureInfo): void {
+    if (this.#warn && this.listenerCount('failure') === 0) {
+      const cause = causeOf(this.#client, info, this.timeoutMs);
+      if (cause !== undefined) warnFailureOnce(cause.code, warningText(cause, this.onFailure));
+    }
     try {
       this.emit('failure', info);
     } catch (error) {

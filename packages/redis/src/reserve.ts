@@ -14,7 +14,8 @@
 import type { Booking, Decision, Policy } from '@ratekeeper/core';
 import { type Backend, asFailure, info } from './binding.js';
 import type { Plan } from './composite.js';
-import { closedDecision, decisionAt, numberOf } from './decisions.js';
+import { closedDecision } from '@ratekeeper/core/store';
+import { decisionAt, numberOf } from './transport/decisions.js';
 import { encodeKey } from './keys.js';
 import { cancelScript, reserveScript } from './lua/reserve-script.js';
 import type { Script, StepName } from './lua/scripts.js';
@@ -41,21 +42,21 @@ export function bookOnRedis(backend: Backend, rp: ReservePlan, key: string, now:
   command.push(String(cost), ...plan.params, String(maxWaitMs), '0');
   backend.batcher?.flush();
   return backend.remote.eval(rp.reserve, command, keys[0] as string, (ended) => {
-    const booking = decodeBooking(ended, plan.policies, (at, tokens) => cancelOnRedis(backend, rp, keys, at, tokens));
+    const booking = decodeBooking(ended, plan.policies, (at, id) => cancelOnRedis(backend, rp, keys, at, id));
     if (booking !== undefined) return booking;
     backend.report(info('reserve', plan.name, asFailure(ended)));
     return { ok: false, delayMs: Infinity, decisions: plan.policies.map(closedDecision), failed: true, cancel: () => Promise.resolve(false) };
   });
 }
 
-/** keysOf lists the members' state keys, then their booking keys. */
+/** keysOf lists the members' state keys, then their booking keys (each holds the member's ledger, lua/ledger.ts). */
 function keysOf(plan: Plan, key: string): string[] {
   const tag = `${encodeKey(key)}}`;
   const states = plan.members.map((m) => `${m.head}${tag}`);
   return [...states, ...states.map((k) => `${k}:r`)];
 }
 
-type Canceller = (at: string, tokens: readonly string[]) => (now: number) => Promise<boolean>;
+type Canceller = (at: string, id: string) => (now: number) => Promise<boolean>;
 
 /** decodeBooking reads the reserve script's reply (lua/reserve-script.ts); undefined for any other shape. */
 function decodeBooking(reply: unknown, policies: readonly Policy[], canceller: Canceller): Booking<'async'> | undefined {
@@ -65,19 +66,21 @@ function decodeBooking(reply: unknown, policies: readonly Policy[], canceller: C
   if (reply[0] === 0 && reply.length === 2 + 4 * n) {
     return { ok: false, delayMs: numberOf(reply[1]), decisions: decisions(2), cancel: () => Promise.resolve(false) };
   }
-  if (reply[0] !== 1 || reply.length !== 3 + 8 * n) return undefined;
-  const tokens = reply.slice(3 + 4 * n).map(String);
-  return { ok: true, delayMs: numberOf(reply[1]), decisions: decisions(3), cancel: canceller(String(reply[2]), tokens) };
+  if (reply[0] !== 1 || reply.length !== 4 + 4 * n) return undefined;
+  const id = String(reply[3 + 4 * n]);
+  // A booking that goes at once has no id: nothing is left to cancel (its instant has come).
+  const cancel = id === '0' ? () => Promise.resolve(false) : canceller(String(reply[2]), id);
+  return { ok: true, delayMs: numberOf(reply[1]), decisions: decisions(3), cancel };
 }
 
 /** cancelOnRedis is a booking's cancel: one script call, at most one success. */
-function cancelOnRedis(backend: Backend, rp: ReservePlan, keys: readonly string[], at: string, tokens: readonly string[]): (now: number) => Promise<boolean> {
+function cancelOnRedis(backend: Backend, rp: ReservePlan, keys: readonly string[], at: string, id: string): (now: number) => Promise<boolean> {
   let live = true;
   return (now) => {
     if (!live) return Promise.resolve(false);
     const command = ['EVALSHA', rp.cancel.sha, String(keys.length), ...keys];
     if (backend.clientTime) command.push(String(now));
-    command.push('1', at, ...tokens, '0');
+    command.push('1', ...rp.plan.params, at, id, '0');
     backend.batcher?.flush();
     return backend.remote.eval(rp.cancel, command, keys[0] as string, (ended) => {
       if (ended === 2) {

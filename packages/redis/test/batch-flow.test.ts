@@ -1,5 +1,5 @@
 /**
- * Flow control of the batcher (src/batcher.ts, "How many"): a burst of 2,000 calls from one process
+ * Flow control of the batcher (src/transport/batcher.ts, "How many"): a burst of 2,000 calls from one process
  * goes out as 32 batches, of which at most MAX_IN_FLIGHT are on the wire at any moment; the rest wait
  * in order and go as answers come. Redis runs every command it has read before it writes any reply,
  * so without the bound a burst from several processes made a healthy Redis silent for longer than the
@@ -7,7 +7,7 @@
  * store's default options, and the exact admissions (the held batches lose and reorder nothing).
  * Removing the bound makes the first check fail (32 outstanding).
  *
- * And the split (src/batcher.ts, "Why the cap"): 50 callers in a closed loop, each making its next
+ * And the split (src/transport/batcher.ts, "Why the cap"): 50 callers in a closed loop, each making its next
  * call when its last is answered, keep two or more batches on the wire, none carrying more than half
  * of the 50 (the cap follows the calls outstanding at each answer), so that Redis runs one while the
  * process reads another's reply. One batch of all the calls (the cap left at maxSize, as before it
@@ -24,7 +24,7 @@ import { type Decision, ManualClock, MemoryStore, TokenBucketLimiter } from '@ra
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
-import { MAX_IN_FLIGHT } from '../src/batcher.js';
+import { MAX_IN_FLIGHT } from '../src/transport/batcher.js';
 import { closeAll, ioredis } from './support/clients.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
@@ -58,10 +58,11 @@ function counting(client: Redis) {
   return { wrapped, seen };
 }
 
+// Every store here has a fixed fallback divisor: no peer count beats, so every call on the wire is a batch.
 describeRedis('batcher flow control', () => {
   it(`keeps at most ${MAX_IN_FLIGHT} batches of one process on the wire, and decides a 2,000-call burst exactly`, async () => {
     const { wrapped, seen } = counting(ioredis(server.port));
-    const store = new RedisStore({ client: wrapped });
+    const store = new RedisStore({ client: wrapped, fallbackDivisor: 1 });
     const limiter = new TokenBucketLimiter({ capacity: 500, refillPerSecond: 1e-6, store });
     await limiter.consume('warm');
     seen.peak = 0;
@@ -80,7 +81,7 @@ describeRedis('batcher flow control', () => {
 describeRedis('batcher split', () => {
   it('sends no batch of more than half the calls outstanding, so that two or more are on the wire', async () => {
     const { wrapped, seen } = counting(ioredis(server.port));
-    const store = new RedisStore({ client: wrapped });
+    const store = new RedisStore({ client: wrapped, fallbackDivisor: 1 });
     const limiter = new TokenBucketLimiter({ capacity: 1e9, refillPerSecond: 1, store });
     await limiter.consume('warm');
     seen.peak = 0;
@@ -100,7 +101,7 @@ describeRedis('batcher split', () => {
 describeRedis('batcher holding', () => {
   it('merges the batches a burst makes while 4 are on the wire, up to maxBatchSize', async () => {
     const { wrapped, seen } = counting(ioredis(server.port));
-    const store = new RedisStore({ client: wrapped });
+    const store = new RedisStore({ client: wrapped, fallbackDivisor: 1 });
     const limiter = new TokenBucketLimiter({ capacity: 500, refillPerSecond: 1e-6, store });
     for (let i = 0; i < 3; i++) await limiter.consume('quiet'); // one call at a time: the cap falls to 8
     seen.peak = 0;
@@ -119,7 +120,7 @@ describeRedis('batcher holding a cost too large for a batch', () => {
   it('keeps it alone while calls around it are held and merged, and decides them all as memory does in order', async () => {
     const { wrapped } = counting(ioredis(server.port));
     // Client time on a clock that stands still, so the memory store's decisions are the reference.
-    const store = new RedisStore({ client: wrapped, time: 'client' });
+    const store = new RedisStore({ client: wrapped, time: 'client', fallbackDivisor: 1 });
     const clock = new ManualClock(1_000_000);
     // Above 2^53 / 64, so it goes alone. In a batch of G = 11 policies its one integer, (cost − 1)·11 + 1,
     // would pass 2^53, where doubles are 2 apart, and be read back as another policy's call.

@@ -1,5 +1,5 @@
 /**
- * The compact reply (lua/prelude.ts `compact`, read by decisions.ts): an admission's remaining and
+ * The compact reply (lua/prelude.ts `compact`, read by transport/decisions.ts): an admission's remaining and
  * resetAfterMs sent as one integer. For any whole figures, the Lua encoder either answers an integer
  * that decodes to exactly those figures, or declines (the four-value form) only when they cannot fit
  * in 50 bits together; it declines -0, fractions and a non-zero retryAfterMs. Run on a real
@@ -9,7 +9,7 @@ import type { Policy } from '@ratekeeper/core';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { decodeOne } from '../src/decisions.js';
+import { decodeOne } from '../src/transport/decisions.js';
 import { prelude } from '../src/lua/prelude.js';
 import { closeAll, ioredis } from './support/clients.js';
 import { type RedisServer, startServer } from './support/redis-server.js';

@@ -22,6 +22,8 @@ import { describeRedis } from './support/requirements.js';
 
 const HOLDER = fileURLToPath(new URL('./support/concurrency-holder.mjs', import.meta.url));
 const TTL_MS = 300;
+/** Leases of 300 ms need a timeout of at most 100 ms (leaseTtlMs ≥ 3 × timeoutMs: a renewal outlasts a call). */
+const TIMEOUT_MS = 100;
 let server: RedisServer;
 let admin: Redis;
 let waiter: Redis;
@@ -58,7 +60,7 @@ async function untilServerTime(at: number, bound = 100): Promise<void> {
 }
 
 function inflight(limit: number, name: string, options: Partial<RedisStoreOptions> = {}, make = (o: RedisStoreOptions) => new RedisStore(o)) {
-  return new ConcurrencyLimiter({ limit, name, store: make({ client: ioredis(server.port), leaseTtlMs: TTL_MS, ...options }) });
+  return new ConcurrencyLimiter({ limit, name, store: make({ client: ioredis(server.port), leaseTtlMs: TTL_MS, timeoutMs: TIMEOUT_MS, ...options }) });
 }
 
 describeRedis('concurrency leases on Redis', () => {
@@ -156,7 +158,7 @@ describeRedis('concurrency leases on Redis', () => {
   });
 
   it('composes with a rate limit all or nothing, and the composite releases the lease only', async () => {
-    const store = new RedisStore({ client: ioredis(server.port), leaseTtlMs: TTL_MS });
+    const store = new RedisStore({ client: ioredis(server.port), leaseTtlMs: TTL_MS, timeoutMs: TIMEOUT_MS });
     const n = runs++;
     const rate = new FixedWindowLimiter({ limit: 3, windowMs: 1e12, name: `rate-${n}`, store });
     const lease = new ConcurrencyLimiter({ limit: 2, name: `lease-${n}`, store });
@@ -181,7 +183,7 @@ describeRedis('concurrency leases on Redis', () => {
   it('refuses a lease TTL shorter than three timeouts, and bans on a concurrency limit', () => {
     const client = ioredis(server.port);
     expect(() => new RedisStore({ client, leaseTtlMs: 100 })).toThrowError(
-      new RangeError('RedisStore: leaseTtlMs must be an integer from 150 (3 × timeoutMs) to 86400000, got 100'),
+      new RangeError('RedisStore: leaseTtlMs must be an integer from 3000 (3 × timeoutMs) to 86400000, got 100'),
     );
     expect(() => new RedisStore({ client, leaseTtlMs: '30s' as never })).toThrowError(TypeError);
     expect(new RedisStore({ client }).leaseTtlMs).toBe(30_000);

@@ -31,7 +31,7 @@ afterAll(async () => {
 
 function limiterOn(server: RedisServer, onFailure: 'fallback' | 'open' | 'closed', name: string) {
   const failures: FailureInfo[] = [];
-  const store = new RedisStore({ client: ioredis(server.port, { maxRetriesPerRequest: 0, enableOfflineQueue: false }), onFailure, leaseTtlMs: 300 });
+  const store = new RedisStore({ client: ioredis(server.port, { maxRetriesPerRequest: 0, enableOfflineQueue: false }), onFailure, leaseTtlMs: 300, timeoutMs: 100 });
   store.on('failure', (info) => failures.push(info));
   return { limiter: new ConcurrencyLimiter({ limit: 2, name, store }), failures };
 }
@@ -42,7 +42,8 @@ function limiterOn(server: RedisServer, onFailure: 'fallback' | 'open' | 'closed
  */
 async function openReleasesNothing(make: (o: RedisStoreOptions & { client: Redis }) => RedisStore) {
   const failures: FailureInfo[] = [];
-  const store = make({ client: ioredis(up.port), onFailure: 'open', leaseTtlMs: 300, probeIntervalMs: 0 });
+  // A lease of 1 s outlives the pause (at least timeoutMs, longer on a loaded machine) by far.
+  const store = make({ client: ioredis(up.port), onFailure: 'open', leaseTtlMs: 1000, timeoutMs: 100, probeIntervalMs: 0 });
   store.on('failure', (info) => failures.push(info));
   const name = `open-${runs++}`;
   const limiter = new ConcurrencyLimiter({ limit: 2, name, store });

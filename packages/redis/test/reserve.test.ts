@@ -2,12 +2,14 @@
  * reserve and wait on Redis (core's reserve.ts contract, lua/reserve-script.ts): the same random
  * sequences of reservations, cancels and clock moves give the same reservations on the memory store
  * and on Redis in client time (instants, decisions, cancel verdicts), for every algorithm and for
- * composites; a cancelled or refused reservation leaves the keys byte for byte as they were; a cost
+ * composites, a cancel anywhere in the queue included; a cancel of the latest booking or a refused
+ * reservation leaves the keys byte for byte as they were (the ledger's last id apart); a cost
  * above capacity fails at once; a store that cannot answer books nothing and wait rejects; on the
  * server's clock, wait resolves at the instant and not a millisecond before.
  */
 import { EventEmitter } from 'node:events';
 import {
+  CANCELLABLE_BOOKINGS,
   CompositeLimiter,
   ManualClock,
   MemoryStore,
@@ -24,6 +26,7 @@ import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { type FailureInfo, RedisStore, storageKey } from '../src/index.js';
+import { CANCELLABLE } from '../src/lua/ledger.js';
 import { CLIENT_KINDS, type ClientKind, client, closeAll, ioredis } from './support/clients.js';
 import { type Spec, limitOf, makeLimiter, nextInstant, specs, startInstant } from './support/histories.js';
 import { type RedisServer, freePort, startServer } from './support/redis-server.js';
@@ -79,7 +82,9 @@ function ops(members: readonly Spec[]): fc.Arbitrary<Op[]> {
 const visible = (r: Reservation<'sync' | 'async'>) => ({ ok: r.ok, delayMs: r.delayMs, at: r.at, decision: r.decision });
 
 /** replay runs one sequence on memory and on Redis and requires the same answers, step by step. */
-async function replay(members: readonly Spec[], start: number, sequence: readonly Op[], kind: ClientKind): Promise<void> {
+async function replay(members: readonly Spec[], from: number, sequence: readonly Op[], kind: ClientKind): Promise<void> {
+  // Out of a fixed window's last MARGIN_MS, as every later instant (a key written there expires in real time at once).
+  const start = nextInstant(from, 0, members);
   const clock = new ManualClock(start);
   const memoryStore = new MemoryStore();
   const store = stores.get(kind) as RedisStore;
@@ -96,7 +101,7 @@ async function replay(members: readonly Spec[], start: number, sequence: readonl
       now = nextInstant(now, op.dt, members);
       clock.set(now);
     } else if (op.kind === 'cancel') {
-      const pair = booked[booked.length - 1 - (op.which % 3)];
+      const pair = booked[op.which % Math.max(1, booked.length)]; // anywhere in the queue
       if (pair === undefined) continue;
       expect(await pair[1].cancel(), where).toBe(pair[0].cancel());
     } else {
@@ -123,6 +128,22 @@ function property(members: fc.Arbitrary<Spec[]>, kind: ClientKind) {
 }
 
 describeRedis('reserve on Redis books exactly as on the memory store', () => {
+  it("starts a history out of a fixed window's last moments (CI's counterexample: Redis expired the window by its real clock)", async () => {
+    const members: Spec[] = [
+      { algorithm: 'token-bucket', capacity: 7, refillPerSecond: 0.013 },
+      { algorithm: 'sliding-window', limit: 1, windowMs: 60_000 },
+      { algorithm: 'fixed-window', limit: 9, windowMs: 4000 },
+      { algorithm: 'sliding-log', limit: 5, windowMs: 13_509 },
+    ];
+    const sequence: Op[] = [
+      { kind: 'reserve', cost: 1, maxWaitMs: undefined },
+      { kind: 'cancel', which: 0 },
+      { kind: 'reserve', cost: 1, maxWaitMs: 26_238 },
+      { kind: 'reserve', cost: 1, maxWaitMs: 5 },
+    ];
+    await replay(members, 1_656_741_599_994, sequence, 'ioredis'); // 6 ms before a 4-second window ends
+  });
+
   for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window', 'sliding-log'] as const) {
     it(`gives the same ${algorithm} reservations and cancels on memory and on Redis`, async () => {
       await fc.assert(
@@ -158,6 +179,7 @@ describeRedis('a refused or cancelled reservation leaves no trace on Redis', () 
     const key = `trace${run++}`;
     const keys = ['trace-b', 'trace-l'].flatMap((name) => [storageKey('rk:', name, key), `${storageKey('rk:', name, key)}:r`]);
     const snapshot = () => Promise.all(keys.map(raw));
+    const taken = Date.now(); // before the TTLs are written: a TTL read later has run down since
     expect((await reserve(both, key, 2)).delayMs).toBe(0);
     expect((await reserve(both, key, 1)).delayMs).toBe(10_000); // booked: the log is full for 10 s
     const before = await snapshot();
@@ -165,30 +187,50 @@ describeRedis('a refused or cancelled reservation leaves no trace on Redis', () 
     expect(third.delayMs).toBe(10_000);
     expect(await third.cancel()).toBe(true);
     const after = await snapshot();
+    // The TTLs are computed again from the limiter's clock, which stood still while Redis's went on.
+    const elapsed = Date.now() - taken + 1;
     for (const [i, k] of keys.entries()) {
-      expect(after[i]?.value, k).toBe(before[i]?.value);
-      expect(after[i]?.ttl, k).toBeLessThanOrEqual(before[i]?.ttl as number);
+      // A ledger (`:r`) keeps the last id it gave (bytes 16 to 24), so that no id is given twice.
+      const bytes = (s: string | null | undefined) => (k.endsWith(':r') && s ? s.slice(0, 32) + s.slice(48) : s);
+      expect(bytes(after[i]?.value), k).toBe(bytes(before[i]?.value));
+      expect(after[i]?.ttl, k).toBeLessThanOrEqual((before[i]?.ttl as number) + elapsed);
       expect(after[i]?.ttl, k).toBeGreaterThan((before[i]?.ttl as number) - 1000);
     }
     expect(await third.cancel()).toBe(false); // at most once
     // Refused (too long, never): nothing written.
     expect(await reserve(both, key, 1, { maxWaitMs: 9_999 })).toMatchObject({ ok: false, decision: { allowed: false, retryAfterMs: 10_000 } });
     expect(await reserve(both, key, 3)).toMatchObject({ ok: false, delayMs: Infinity, decision: { retryAfterMs: Infinity } });
-    expect((await snapshot()).map((s) => s.value)).toEqual(before.map((s) => s.value));
+    expect((await snapshot()).map((s) => s.value)).toEqual(after.map((s) => s.value));
   });
 
-  it('refuses a cancel once something was booked after it, or once its instant has come', async () => {
+  it('cancels a booking with others behind it, which keep their instants; refuses once its instant has come', async () => {
     const store = stores.get('node-redis') as RedisStore;
     const clock = new ManualClock(T0);
-    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 1, clock, store, name: 'late-cancel' });
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 2, refillPerSecond: 1, clock, store, name: 'late-cancel' });
     const key = `late${run++}`;
+    await reserve(limiter, key, 2);
+    const booked = [];
+    for (let i = 0; i < 4; i++) booked.push(await reserve(limiter, key));
+    expect(booked.map((r) => r.delayMs)).toEqual([1000, 2000, 3000, 4000]);
+    expect(await booked[1]?.cancel()).toBe(true);
+    expect(await booked[1]?.cancel()).toBe(false);
+    expect((await reserve(limiter, key)).delayMs).toBe(4000); // behind the last booking, a unit sooner than 5000
+    clock.advance(1000);
+    expect(await booked[0]?.cancel()).toBe(false);
+  });
+
+  it(`keeps the latest ${CANCELLABLE_BOOKINGS} bookings of a key cancellable, as the memory store does`, async () => {
+    expect(CANCELLABLE).toBe(CANCELLABLE_BOOKINGS);
+    const store = stores.get('ioredis') as RedisStore;
+    const clock = new ManualClock(T0);
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 1, clock, store, name: 'cap' });
+    const key = `cap${run++}`;
     await reserve(limiter, key);
-    const second = await reserve(limiter, key);
-    const third = await reserve(limiter, key);
-    expect(await second.cancel()).toBe(false);
-    clock.advance(2000);
-    expect(await third.cancel()).toBe(false);
-    expect((await reserve(limiter, key)).delayMs).toBe(1000); // every unit is still spent
+    const booked = [];
+    for (let i = 0; i <= CANCELLABLE_BOOKINGS; i++) booked.push(await reserve(limiter, key));
+    expect(await booked[0]?.cancel()).toBe(false);
+    expect(await booked[1]?.cancel()).toBe(true);
+    expect(await booked[CANCELLABLE_BOOKINGS]?.cancel()).toBe(true);
   });
 
   it('reset drops the bookings with the state: the next reservation is served at once, as on an empty key', async () => {
@@ -237,21 +279,25 @@ describeRedis("Go's reservation bugs, on Redis (core's test/regressions/go-reser
 
   it('cancelling in reverse order puts the key back byte for byte at a fractional rate (golang/go#69419)', async () => {
     const clock = new ManualClock(T0);
-    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 60, clock, store: stores.get('node-redis') as RedisStore, name: 'go-69419' });
+    // 0.06 per second: Go's case of 60 per second (an interval of 16.67 ms, a fraction in binary) on a
+    // scale of seconds, since each key's TTL runs in real time while the ManualClock stands still.
+    const limiter = new TokenBucketLimiter<'async'>({ capacity: 1, refillPerSecond: 0.06, clock, store: stores.get('node-redis') as RedisStore, name: 'go-69419' });
     const key = `go${run++}`;
     await reserve(limiter, key);
     const state = storageKey('rk:', 'go-69419', key);
     const start = await raw(state);
     const booked = [];
     for (let i = 0; i < 3; i++) booked.push(await reserve(limiter, key));
-    expect(booked.map((r) => r.delayMs)).toEqual([17, 34, 51]);
-    expect(await booked[0]?.cancel()).toBe(false);
+    expect(booked.map((r) => r.delayMs)).toEqual([16_667, 33_334, 50_001]); // whole ms, rounded up: never early
+    const full = await raw(state);
+    expect(await booked[0]?.cancel()).toBe(true); // a bucket of 1 refills by the next instant anyway: the key is as it was
+    expect((await raw(state)).value).toBe(full.value);
     const cancelled = [];
     for (const r of [...booked].reverse()) cancelled.push(await r.cancel());
-    expect(cancelled).toEqual([true, true, true]);
+    expect(cancelled).toEqual([true, true, false]);
     expect((await raw(state)).value).toBe(start.value);
     expect(await redis.exists(`${state}:r`)).toBe(0);
-    expect((await reserve(limiter, key)).delayMs).toBe(17);
+    expect((await reserve(limiter, key)).delayMs).toBe(16_667);
   });
 
   it('grants a wait of exactly maxWaitMs and refuses one millisecond less (golang/go#54541)', async () => {

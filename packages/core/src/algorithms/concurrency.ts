@@ -9,7 +9,7 @@
  * any other denial suggests `policy.retryAfterMs`, a hint and not a promise, since no one knows when a
  * request in flight will end. `resetAfterMs` is 0 when the key is idle after the step, the hint
  * otherwise (the same honesty limit). `emptyAt` is Infinity for a key holding leases, which together
- * with `pinned` keeps the memory store from ever dropping or evicting it (memory-store.ts).
+ * with `pinned` keeps the memory store from ever dropping or evicting it (memory/memory-binding.ts).
  */
 import type { Algorithm } from '../algorithm.js';
 import type { ConcurrencyPolicy } from '../policy.js';

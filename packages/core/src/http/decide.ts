@@ -13,8 +13,11 @@
  * - On that async path, a request whose client went away while a hook was being awaited is not
  *   counted: after the last await and before consume, decide asks the adapter's `gone(req)` and
  *   resolves to `null` instead (the adapter then does nothing more: there is nobody to answer).
- * - A key that is not a string and a cost that is not a positive integer are the caller's bug: a
- *   TypeError / RangeError naming the hook. `plan(req)` must name one of the plans (plans.ts).
+ * - `skip` answers true to skip; false, undefined or null count the request (a hook written as
+ *   `if (x) return true` means "count" otherwise). Any other answer (`1`, `'yes'`, an object: meant as
+ *   "skip", it would be counted silently), a key that is not a string and a cost that is not a positive
+ *   integer are the caller's bug: a TypeError / RangeError naming the hook and the value. `plan(req)` must name one of the
+ *   plans (plans.ts).
  * - No usable IP for the default key: MissingIpError, or uncounted with missingIp: 'skip'.
  * - The limiter failing in any way (consume throwing, its promise rejecting, or an answer that is not
  *   a Decision, see decision-check.ts) is one RateLimiterError whose cause is the original.
@@ -38,6 +41,7 @@ import { ipKey } from './ip.js';
 import type { IpList } from './ip-list.js';
 import type { Charge } from './outcome.js';
 import { type ClientSocket, delayed } from './delay.js';
+import { isThenable } from './thenable.js';
 
 /** Outcome: a Decision, undefined (skipped: pass on uncounted), or null (client gone: do nothing). */
 export type Outcome = Decision | undefined | null;
@@ -67,6 +71,11 @@ export interface Hooks<Req> {
   readonly denyList: IpList | undefined;
 }
 
+/**
+ * Decide is a plan's decision for one request and the client IP the framework resolved: a Decision on
+ * the synchronous path, a promise of an {@link Outcome} once a hook answered with a promise, or undefined
+ * for a request that passes uncounted (skipped, or on the allow list).
+ */
 export type Decide<Req> = (req: Req, ip: string | undefined) => Decision | Promise<Outcome> | undefined;
 
 const SKIP = 0;
@@ -133,6 +142,11 @@ export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: u
     if (problem !== undefined) throw new RateLimiterError(owner, new TypeError(problem));
     return value as Decision;
   };
+  /** skipped reads skip's answer: true skips, false / undefined / null count, anything else is the caller's bug. */
+  const skipped = (answer: unknown): boolean => {
+    if (typeof answer !== 'boolean' && answer != null) throw new TypeError(`${owner}: skip(req) must return a boolean, got ${describeValue(answer)}`);
+    return answer === true;
+  };
   const keyed = (k: unknown): string => {
     if (typeof k !== 'string') throw new TypeError(`${owner}: key(req) must return a string, got ${describeValue(k)}`);
     return k;
@@ -154,7 +168,7 @@ export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: u
 
   /** resume finishes a request from `stage`, whose hook answered with `pending`, awaiting every later hook. */
   async function resume(req: Req, ip: string | undefined, stage: Stage, pending: PromiseLike<unknown>, k?: string, c = 1): Promise<Outcome> {
-    if (stage === SKIP && (await pending) === true) return undefined;
+    if (stage === SKIP && skipped(await pending)) return undefined;
     if (stage <= KEY) {
       if (key !== undefined) k = keyed(stage === KEY ? await pending : await key(req));
       else if ((k = keyOfIp(ip)) === undefined) return noIp();
@@ -170,9 +184,10 @@ export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: u
     if (denyList !== undefined && denyList.has(ip)) return forbidden;
     if (allowList !== undefined && allowList.has(ip)) return undefined;
     if (skip !== undefined) {
-      const skipped = skip(req);
-      if (skipped === true) return undefined;
-      if (isThenable(skipped)) return resume(req, ip, SKIP, skipped);
+      const answer = skip(req);
+      if (answer === true) return undefined;
+      if (isThenable(answer)) return resume(req, ip, SKIP, answer);
+      skipped(answer);
     }
     let k: string | undefined;
     if (key !== undefined) {
@@ -206,10 +221,6 @@ function observe(telemetry: Telemetry, decision: Decision, shadow: boolean, stor
   } catch {
     // Reporting must never change or lose a response.
   }
-}
-
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
 /** optionalFunction accepts a function or undefined. */

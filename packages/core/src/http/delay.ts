@@ -8,9 +8,10 @@
  * limit admits it. The Decision the adapter sees is the one taken at the instant the request goes, so
  * the RateLimit headers describe the state at that moment. When the client goes away during the wait
  * (its socket closes; the adapter says how to find the socket), the booking is cancelled at once and
- * the request resolves to null, which the adapter answers with nothing. Its units come back (nothing
- * is counted) unless a later request of the key was booked behind it: that booking was computed with
- * them spent, so they stay spent (reserve.ts's cancel), and the requests behind keep their instants. An adapter that cannot watch the connection (none given to prepareRateLimit) refuses
+ * the request resolves to null, which the adapter answers with nothing. Its units come back (the key
+ * is left as if it had never been booked), also when later requests of the key were booked behind
+ * it: those keep their instants, and the units serve the requests that come after them (reserve.ts's
+ * cancel; bounds there). An adapter that cannot watch the connection (none given to prepareRateLimit) refuses
  * delay mode at construction rather than hold waits nobody can release (the Web-standard adapters hand
  * the Request's signal, which the runtime aborts when the client disconnects). A store that cannot book refuses the request with its 'closed' decision (503), never
  * an admission nobody could count (reserve.ts explains why no fallback).

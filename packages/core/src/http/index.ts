@@ -2,12 +2,35 @@ export { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './ip.js';
 export { IpList } from './ip-list.js';
 export { type HeaderSetter, type HeaderStyle, limitField, policyField, retryAfterSeconds, seconds, writeHeaders } from './headers.js';
 export { type LimitedResponse, PROBLEM_CONTENT_TYPE, limitedResponse } from './problem.js';
-export { type AlgorithmShorthand, type LimiterChoice, SHORTHAND, chooseLimiter } from './shorthand.js';
-export { type Adapter as RateLimitAdapter, type RateLimitOptions, type RateLimitPlan, prepareRateLimit } from './plan.js';
-export type { Outcome } from './decide.js';
+export {
+  type AlgorithmShorthand,
+  type ConcurrencyShorthand,
+  type FixedWindowShorthand,
+  type GcraShorthand,
+  type LimiterChoice,
+  type ReadyLimiter,
+  type ShorthandCommon,
+  type SlidingLogShorthand,
+  type SlidingWindowShorthand,
+  type TokenBucketShorthand,
+  type WindowSizes,
+  SHORTHAND,
+  chooseLimiter,
+} from './shorthand.js';
+export {
+  type Adapter as RateLimitAdapter,
+  type LimiterSource,
+  type RateLimitBaseOptions,
+  type RateLimitOptions,
+  type RateLimitPlan,
+  type RateLimitPlans,
+  prepareRateLimit,
+} from './plan.js';
+export type { Decide, Outcome } from './decide.js';
 export { MissingIpError, RateLimiterError } from './errors.js';
 export { decisionProblem } from './decision-check.js';
 export { PROXY_WARNING_CODES, type ProxyFinding, type ProxySetting, ProxyWarning, hasForwardingHeader, isInternalAddress, proxyFinding } from './proxy-check.js';
 export { type LimitedBody, LimitedBodies, MAX_ENTRIES as MAX_LIMITED_BODIES } from './limited-bodies.js';
-export type { Claim, Finished, NodeResponse, Settle } from './outcome.js';
+export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './outcome.js';
+export { DEFAULT_ABANDONED_MS, type NodeResponse, type Watch, type Work, abandon } from './work.js';
 export { type ClientSocket, DEFAULT_MAX_DELAY_MS, type DelayOptions } from './delay.js';

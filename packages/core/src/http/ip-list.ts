@@ -4,18 +4,20 @@
  * whatever the list's size: the entries are a binary trie over the address bits, one trie per family,
  * kept in two typed arrays, built once at construction.
  *
- * Addresses are read as `ipKey` reads them: an IPv4-mapped (::ffff:0:0/96) or NAT64 (64:ff9b::/96)
- * address is the IPv4 address it carries, in every notation, both in the list and in a lookup. So
- * `10.0.0.0/8` matches `::ffff:10.1.2.3`, and `::ffff:10.0.0.0/104` is the same entry as `10.0.0.0/8`.
- * An IPv6 range that contains one of those two /96 ranges (`::/0`, `::/80`) also holds the IPv4
- * addresses they carry. A range written with host bits set (`10.1.2.3/8`) means its network
+ * Addresses are read as `ipKey` reads them: an IPv4-mapped (::ffff:0:0/96), NAT64 (64:ff9b::/96) or
+ * IPv4-compatible (::/96 but ::1) address is the IPv4 address it carries, in every notation, both in
+ * the list and in a lookup. So `10.0.0.0/8` matches `::ffff:10.1.2.3` and `::10.1.2.3`, and
+ * `::ffff:10.0.0.0/104` is the same entry as `10.0.0.0/8`. An IPv6 range that contains one of those
+ * /96 ranges (`::/0`, `::/80`, `::/96`) also holds the IPv4 addresses they carry (an entry of `::1`
+ * lists 0.0.0.1 too, which no client has). A looked-up address with a port (`1.2.3.4:443`,
+ * `[2001:db8::1]:443`) is the address without it, as its key is. A range written with host bits set (`10.1.2.3/8`) means its network
  * (`10.0.0.0/8`), as routers read it. Anything else (a bad address, a prefix out of range, a zone id)
  * is refused at construction with the entry's index and text.
  *
  * A lookup of something that is not an IP address (undefined, "", "unknown") is never in the list.
  */
 import { describeValue } from '../validate.js';
-import { carriesIpv4, ipv4, ipv6Groups } from './ip.js';
+import { carriesIpv4, hostOf, ipv4, ipv6Groups } from './ip.js';
 
 /** Bits of an address, most significant first: 32 for IPv4, 128 for IPv6. */
 type Bits = (i: number) => number;
@@ -86,8 +88,8 @@ function parseAddress(text: string, keepV6: boolean): Address | undefined {
   return { v4: false, bytes: Uint8Array.from(groups.flatMap((g) => [g >> 8, g & 255])) };
 }
 
-/** The two /96 ranges whose last 32 bits are an IPv4 address (see ip.ts carriesIpv4). */
-const IPV4_CARRIERS = [parseAddress('::ffff:0:0', true), parseAddress('64:ff9b::', true)] as Address[];
+/** The /96 ranges whose last 32 bits are an IPv4 address (see ip.ts carriesIpv4). */
+const IPV4_CARRIERS = [parseAddress('::ffff:0:0', true), parseAddress('64:ff9b::', true), parseAddress('::', true)] as Address[];
 
 function samePrefix(a: Uint8Array, b: Uint8Array, length: number): boolean {
   const bitsA = bitsOf(a);
@@ -117,7 +119,8 @@ export class IpList {
     // A keep-alive connection asks about the same address request after request: answer it again
     // without parsing (the answer for a string never changes).
     if (ip === this.#lastIp) return this.#lastHas;
-    const address = parseAddress(ip.includes('%') ? ip.slice(0, ip.indexOf('%')) : ip, false);
+    const host = hostOf(ip);
+    const address = host === undefined ? undefined : parseAddress(host.includes('%') ? host.slice(0, host.indexOf('%')) : host, false);
     const has = address !== undefined && (address.v4 ? this.#v4.has(bitsOf(address.bytes), 32) : this.#v6.has(bitsOf(address.bytes), 128));
     this.#lastIp = ip;
     this.#lastHas = has;

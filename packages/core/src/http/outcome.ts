@@ -1,54 +1,60 @@
 /**
- * Counting by outcome and settling the real cost, after the response.
+ * Counting by outcome and settling the real cost, once the admitted request's work is over.
  *
- * - `countOutcome(outcome, req)`: return false and the request's charge is given back (refund) once
- *   its response is over; express-rate-limit's `skipFailedRequests` is `(o) => o.status < 400`, its
- *   `skipSuccessfulRequests` `(o) => o.status >= 400`. A client that went away before the response
- *   finished is an outcome too (`aborted: true`), and so is an error answered by the framework (5xx).
+ * - `countOutcome(outcome, req)`: return false and the request's charge is given back (refund);
+ *   express-rate-limit's `skipFailedRequests` is `(o) => o.status < 400`, its
+ *   `skipSuccessfulRequests` `(o) => o.status >= 400`. An error answered by the framework is an
+ *   outcome (5xx), and so is a request whose client left (`aborted: true`).
  * - `settle(outcome, req)`: the request's real cost (bytes sent, tokens an LLM call used, rows
  *   returned), a whole number ≥ 0, possibly async. The `cost` charged up front is adjusted by the
  *   difference: a smaller real cost is refunded; a larger one is charged on top, or as much of it as
  *   the key has left (a denial records nothing, so the key is then drained to empty instead), never
  *   more. Charge the likely maximum up front when callers must not overrun.
- *
  * - Leases: when the limiter has `release` (a ConcurrencyLimiter, or a composite with one), the
- *   request's lease is released when its response is over, before either hook runs, whatever the
- *   outcome: completed, failed (5xx), or aborted by the client.
+ *   request's lease is released at the same moment, before either hook runs, whatever the outcome.
  *
- * All of it runs once per admitted request, when its response is over. On Node that is the response's
- * 'close' event (watch): Node emits it exactly once, after 'finish' for a completed response and
- * alone for an aborted one, so listening to it alone can never settle twice; a response already
- * closed when it is handed over (a client gone while a remote store decided) is settled at once.
- * Adapters over Web Responses claim the charge and call its Settle themselves (@ratekeeper/fetch's
- * onFinished: the body read to its end, or cancelled); a Settle acts on its first call only. A denied
+ * "Over" is the end of the work the request was admitted for, not the client's disconnect (DESIGN.md:
+ * a limit covers the work it admits). A client that disconnects does not stop its handler, so
+ * releasing its lease or judging its outcome at the disconnect would let anyone beat a concurrency
+ * limit, or have a failed login given back, by disconnecting. When the client left first, the
+ * outcome is what the handler answered, reported when it answered (`aborted: true`, its status, which
+ * the client never received): an aborted failed login counts as the failure it is, an aborted success
+ * as a success, under either recipe above. A handler that never answers is reported as CLIENT_CLOSED
+ * (status 499, nginx's "client closed request") after `abandonedMs` (work.ts, which also says what
+ * "over" is on Node). A client that left while the body was being sent reports the status sent.
+ *
+ * Node adapters hand the raw response to `watch` (work.ts). Adapters over Web Responses claim the
+ * charge and call its Settle themselves (@ratekeeper/fetch: the body read to its end or cancelled, or
+ * the Response handed over after the client left); a Settle acts on its first call only. A denied
  * request was charged nothing and is not watched. A hook that throws or rejects after the response,
- * or a release that fails, cannot reach any error path: it becomes a process warning.
+ * or a release that fails, cannot reach any error path: it becomes a process warning (warning.ts; on a
+ * runtime without `process`, a console warning).
  * Nothing here runs, or allocates, unless one of the two options is given or a limiter releases.
  */
 import type { Decision } from '../decision.js';
 import type { RateLimiter } from '../limiter.js';
 import { describeValue } from '../validate.js';
-import { isThenable } from './decide.js';
+import { isThenable } from './thenable.js';
+import { emitWarning } from './warning.js';
 
 /** Finished is how a response ended, as the hooks see it. */
 export interface Finished {
-  /** The status sent (Node's statusCode; 200 when the response never got as far as a status). */
+  /**
+   * The status of the answer: the one sent, or, when the client had left before, the one the handler
+   * answered with (nobody received it); 499 when the handler never answered (CLIENT_CLOSED).
+   */
   readonly status: number;
-  /** True when the connection closed before the response finished (client gone, or a broken stream). */
+  /** True when the client left (or the connection broke) before the response finished. */
   readonly aborted: boolean;
-  /** The response's Content-Length header as a number, undefined when absent (streamed). */
+  /** The answer's Content-Length header as a number, undefined when absent (streamed, or no answer). */
   readonly contentLength: number | undefined;
 }
 
-/** NodeResponse is the little of Node's ServerResponse the watcher reads. */
-export interface NodeResponse {
-  once(event: 'close', listener: () => void): unknown;
-  /** True once the response has emitted 'close' (Node ≥ 18). */
-  readonly closed?: boolean;
-  readonly statusCode: number;
-  readonly writableFinished: boolean;
-  getHeader(name: string): unknown;
-}
+/**
+ * CLIENT_CLOSED is the outcome of a request whose client left and whose handler never answered within
+ * `abandonedMs`: status 499 (nginx's "client closed request"), counted by a `status >= 400` recipe.
+ */
+export const CLIENT_CLOSED: Finished = Object.freeze({ status: 499, aborted: true, contentLength: undefined });
 
 /** Charge is what decide charged a request: needed to give it back or adjust it. */
 export interface Charge {
@@ -61,9 +67,6 @@ export interface AfterHooks<Req> {
   readonly countOutcome: ((outcome: Finished, req: Req) => boolean | PromiseLike<boolean>) | undefined;
   readonly settle: ((outcome: Finished, req: Req) => number | PromiseLike<number>) | undefined;
 }
-
-/** Watch: the adapter hands over an admitted request's raw response; the charge is settled when it closes. */
-export type Watch<Req> = (req: Req, res: NodeResponse, decision: Decision) => void;
 
 /** Settle applies a finished response's outcome to the charge it was claimed for; it acts on its first call only. */
 export type Settle = (outcome: Finished) => void;
@@ -82,8 +85,7 @@ export type Claim<Req> = (req: Req, decision: Decision) => Settle | undefined;
 export function claimer<Req>(owner: string, hooks: AfterHooks<Req>, charges: WeakMap<object, Charge>, releases: boolean): Claim<Req> | undefined {
   const { countOutcome, settle } = hooks;
   if (countOutcome === undefined && settle === undefined && !releases) return undefined;
-  const warn = (error: unknown) =>
-    process.emitWarning(`${owner}: countOutcome or settle failed after the response: ${String(error)}`, { type: 'RatekeeperWarning', code: 'RATEKEEPER_SETTLE_FAILED' });
+  const warn = (error: unknown) => emitWarning(`${owner}: countOutcome or settle failed after the response: ${String(error)}`, 'RATEKEEPER_SETTLE_FAILED');
   return function claim(req, decision) {
     const charge = charges.get(req as object);
     if (charge === undefined || !decision.allowed) return undefined;
@@ -97,17 +99,6 @@ export function claimer<Req>(owner: string, hooks: AfterHooks<Req>, charges: Wea
   };
 }
 
-/** watcher builds the Node adapters' watch over `claim`: the charge is settled on the response's one 'close'. */
-export function watcher<Req>(claim: Claim<Req> | undefined): Watch<Req> | undefined {
-  if (claim === undefined) return undefined;
-  return function watch(req, res, decision) {
-    const settle = claim(req, decision);
-    if (settle === undefined) return;
-    if (res.closed === true) settle(finished(res));
-    else res.once('close', () => settle(finished(res)));
-  };
-}
-
 /** after releases the charge's lease (when its limiter has one), then applies the hooks' verdict. */
 async function after<Req>(owner: string, charge: Charge, outcome: Finished, req: Req, hooks: AfterHooks<Req>): Promise<void> {
   const release = charge.limiter.release;
@@ -116,12 +107,6 @@ async function after<Req>(owner: string, charge: Charge, outcome: Finished, req:
     if (isThenable(released)) await released;
   }
   return adjust(owner, charge, outcome, req, hooks);
-}
-
-/** finished reads how `res` ended. */
-export function finished(res: NodeResponse): Finished {
-  const length = Number(res.getHeader('content-length'));
-  return { status: res.statusCode, aborted: !res.writableFinished, contentLength: Number.isFinite(length) ? length : undefined };
 }
 
 /** adjust applies the hooks' verdict on one finished request to its charge. */

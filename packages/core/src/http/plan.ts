@@ -18,12 +18,12 @@
  * contract) surfaces as a RateLimiterError without the store's message, so no error text can reach a
  * client even through a framework's development error page.
  * `plans` + `plan` choose one of several prebuilt limiters per request (plans.ts). `countOutcome` and
- * `settle` adjust an admitted request's charge once its response is over (outcome.ts): the adapter
- * hands the raw response to `watch` (Node) or calls `claim` and
- * settles with the outcome itself (Web Responses); both are undefined (and nothing is recorded) when
- * both hooks are off and no limiter holds leases. A limiter with `release` (a ConcurrencyLimiter, or a
- * composite with one) gets every admitted request's lease released there, exactly once, when the
- * response completes, fails or is aborted.
+ * `settle` adjust an admitted request's charge once its work is over (outcome.ts, work.ts): the
+ * adapter hands the raw response to `watch` (Node) or calls `claim` and settles with the outcome
+ * itself (Web Responses); both are undefined (and nothing is recorded) when both hooks are off and no
+ * limiter holds leases. A limiter with `release` (a ConcurrencyLimiter, or a composite with one) gets
+ * every admitted request's lease released there, exactly once, when the response completes or fails,
+ * or, when the client left first, when the handler answers (at most `abandonedMs` later).
  * `shadow: true` decides, writes headers and reports, but never blocks. `mode: 'delay'` holds a request
  * over the limit until it fits, up to `maxDelayMs` (delay.ts), watching the socket the adapter names.
  * `watchProxy` gives the adapter the once-per-process trust-proxy check (proxy-check.ts).
@@ -32,6 +32,7 @@ import type { Decision } from '../decision.js';
 import type { RateLimiter } from '../limiter.js';
 import { type Telemetry, checkTelemetry } from '../telemetry.js';
 import { describeValue, refuseUnknown } from '../validate.js';
+import { peerOption } from './peer-options.js';
 import { type Decide, decider, optionalFunction } from './decide.js';
 import { type ClientSocket, type DelayOptions, checkDelay } from './delay.js';
 import { policiesProblem } from './decision-check.js';
@@ -39,22 +40,39 @@ import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, writeHeaders } f
 import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet } from './ip.js';
 import { IpList } from './ip-list.js';
 import type { LimitedBody } from './limited-bodies.js';
-import { type Charge, type Claim, type Finished, type Watch, claimer, watcher } from './outcome.js';
+import { type Charge, type Claim, type Finished, claimer } from './outcome.js';
 import { type Plans, limited, preparePlans } from './plans.js';
 import { ProxyWarning, type ProxySetting } from './proxy-check.js';
-import { type LimiterChoice, SHORTHAND, chooseLimiter } from './shorthand.js';
+import { type LimiterChoice, type ReadyLimiter, SHORTHAND, chooseLimiter } from './shorthand.js';
+import { DEFAULT_ABANDONED_MS, type Watch, watcher } from './work.js';
 
-export interface RateLimitOptions<Req> extends LimiterChoice, DelayOptions {
+/**
+ * RateLimitOptions are the options every adapter takes: what decides (a `limiter`, one algorithm's
+ * shorthand options, or `plans` with `plan`: LimiterSource) and how requests are counted and answered
+ * (RateLimitBaseOptions).
+ */
+export type RateLimitOptions<Req> = RateLimitBaseOptions<Req> & LimiterSource<Req>;
+
+/** LimiterSource is what decides the requests: a ready limiter, one algorithm's shorthand options, or plans. */
+export type LimiterSource<Req> = LimiterChoice | RateLimitPlans<Req>;
+
+/** RateLimitPlans: limiters per caller, one chosen per request by `plan(req)` (plans.ts); no limiter or shorthand option goes with them. */
+export interface RateLimitPlans<Req> extends Omit<ReadyLimiter, 'limiter' | 'plans' | 'plan'> {
+  /** Limiters by plan name, built up front; `plan(req)` names the one that decides a request. */
+  readonly plans: Readonly<Record<string, RateLimiter>>;
+  /** Names the request's plan, one of the keys of `plans`; may be async. */
+  readonly plan: (req: Req) => string | PromiseLike<string>;
+  readonly limiter?: never;
+}
+
+/** RateLimitBaseOptions are the adapter options besides the limiter's: the key, cost, headers, hooks and lists. */
+export interface RateLimitBaseOptions<Req> extends DelayOptions {
   /** The key to count the request under (default: the client IP as the framework resolved it); may be async. */
   readonly key?: (req: Req) => string | PromiseLike<string>;
   /** The request's cost in units, a positive integer (default 1); may be async. */
   readonly cost?: (req: Req) => number | PromiseLike<number>;
-  /** Return true to let the request through without counting it or writing headers; may be async. */
+  /** Return true to let the request through without counting it or writing headers, false to count it (anything else is a TypeError); may be async. */
   readonly skip?: (req: Req) => boolean | PromiseLike<boolean>;
-  /** Limiters by plan name, built up front; `plan(req)` names the one that decides a request. */
-  readonly plans?: Readonly<Record<string, RateLimiter>>;
-  /** Names the request's plan, one of the keys of `plans`; may be async. */
-  readonly plan?: (req: Req) => string | PromiseLike<string>;
   /** Which rate-limit headers to write (default 'draft-10'). */
   readonly headers?: HeaderStyle;
   /** Prefix length grouping IPv6 clients, 32 to 64 (default 56). */
@@ -74,6 +92,13 @@ export interface RateLimitOptions<Req> extends LimiterChoice, DelayOptions {
   readonly countOutcome?: (outcome: Finished, req: Req) => boolean | PromiseLike<boolean>;
   /** After the response: the request's real cost; the difference from `cost` is refunded or charged (outcome.ts). */
   readonly settle?: (outcome: Finished, req: Req) => number | PromiseLike<number>;
+  /**
+   * How long, in ms, a request whose client left before its answer is still waited for when its
+   * handler never answers: its lease held and its outcome pending until the handler answers, or this
+   * long at most (work.ts). Default 60000; Infinity waits for the handler however long; 0 ends the
+   * wait when the client leaves, so a disconnect ends the lease while the handler works.
+   */
+  readonly abandonedMs?: number;
   /**
    * Warn (once per process, through process warnings) when the framework's trust-proxy setting looks
    * wrong for where the server runs; see proxy-check.ts (default true). Looked at only for the default
@@ -109,18 +134,22 @@ export interface RateLimitPlan<Req> {
   /** body is the default limited response for a denial, as precomputed bytes. */
   body(decision: Decision): LimitedBody;
   /**
-   * watch settles an admitted request's charge when its Node response closes (releases its lease, runs
-   * countOutcome and settle); undefined unless countOutcome or settle is given or a limiter releases.
-   * Adapters hand it every admitted decision, as soon as they have it.
+   * watch settles an admitted request's charge once its work is over (work.ts: releases its lease,
+   * runs countOutcome and settle); undefined unless countOutcome or settle is given or a limiter
+   * releases. Adapters hand it every admitted decision's raw Node response, as soon as they have it;
+   * one that knows when its handler ended (Koa) calls `end()` on the Work it answers.
    */
   readonly watch: Watch<Req> | undefined;
   /**
    * claim takes an admitted request's charge and returns the function that settles it with the
    * response's outcome (for responses that are not Node's: fetch, Hono); undefined unless
    * countOutcome or settle is given or a limiter releases. Its Settle releases the request's lease
-   * and runs the hooks, on its first call only.
+   * and runs the hooks, on its first call only. When the client left before the Response was handed
+   * over, adapters bound the wait with `abandon(settle, plan.abandonedMs)` (work.ts).
    */
   readonly claim: Claim<Req> | undefined;
+  /** The `abandonedMs` option, validated (default 60000). */
+  readonly abandonedMs: number;
   /**
    * watchProxy returns the trust-proxy check for this plan, described in the framework's own terms;
    * its `pending` is always false with proxyWarning: false or a `key` function.
@@ -147,6 +176,7 @@ const KNOWN = new Set([
   'plan',
   'countOutcome',
   'settle',
+  'abandonedMs',
   'mode',
   'maxDelayMs',
 ]);
@@ -157,6 +187,10 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
     throw new TypeError(`${owner}: options must be an object, got ${describeValue(options)}`);
   }
   const o: RateLimitOptions<Req> = options ?? {};
+  for (const k of Object.keys(o)) {
+    const peer = KNOWN.has(k) || extra.includes(k) ? undefined : peerOption(k);
+    if (peer !== undefined) throw new TypeError(`${owner}: unknown option ${describeValue(k)}: ${peer}`);
+  }
   refuseUnknown(owner, o, KNOWN, extra);
   const key = optionalFunction(owner, 'key', o.key);
   const cost = optionalFunction(owner, 'cost', o.cost);
@@ -173,7 +207,7 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
   if (o.proxyWarning !== undefined && typeof o.proxyWarning !== 'boolean') throw new TypeError(`${owner}: proxyWarning must be a boolean, got ${describeValue(o.proxyWarning)}`);
   const watchesProxy = o.proxyWarning !== false && key === undefined;
   const plans: Plans | undefined = o.plans === undefined && o.plan === undefined ? undefined : preparePlans(owner, o);
-  const one = plans === undefined ? limited(chooseLimiter(owner, o)) : undefined;
+  const one = plans === undefined ? limited(chooseLimiter(owner, o as LimiterChoice)) : undefined;
   const limiter = one?.limiter ?? (plans as Plans).limiters[0]!;
   const pick = plans === undefined ? () => limiter : plans.pick;
   const after = { countOutcome: optionalFunction(owner, 'countOutcome', o.countOutcome), settle: optionalFunction(owner, 'settle', o.settle) };
@@ -193,6 +227,7 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
       : all.findIndex((l) => typeof l.refund !== 'function' || (l as { refundable?: boolean }).refundable === false);
   if (refundless >= 0)
     throw new TypeError(`${owner}: countOutcome and settle need limiters with refund(); ${plans === undefined ? 'limiter' : `plans.${plans.names[refundless]}`} has none`);
+  const abandonedMs = checkAbandoned(owner, o.abandonedMs);
   const delay = checkDelay(owner, o, shadow, all);
   if (delay !== undefined && adapter.socket === undefined)
     throw new TypeError(`${owner}: mode 'delay' needs an adapter that watches the client's connection (Express, Fastify, Koa, fetch, Hono)`);
@@ -228,8 +263,9 @@ export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<R
       if (style !== false || blocked) writeHeaders(res, set, decision, style, one !== undefined ? one.field : (plans as Plans).fieldOf(decision), blocked);
     },
     body: one !== undefined ? (decision) => one.bodies.get(decision) : (plans as Plans).bodyOf,
-    watch: watcher(claim),
+    watch: watcher(claim, abandonedMs),
     claim,
+    abandonedMs,
     watchProxy: (setting) => new ProxyWarning(owner, setting, watchesProxy),
   };
 }
@@ -247,4 +283,12 @@ function refuseLeaseAdjustments(owner: string, all: readonly RateLimiter[], plan
     if (l.policies.every((p) => p.algorithm === 'concurrency'))
       throw new TypeError(`${owner}: countOutcome has nothing to give back on ${what}: it holds only leases, which are released when the response ends`);
   }
+}
+
+/** checkAbandoned accepts a whole number of ms that a timer can wait (0 included), or Infinity. */
+function checkAbandoned(owner: string, value: unknown): number {
+  if (value === undefined) return DEFAULT_ABANDONED_MS;
+  if (value === Infinity || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1)) return value as number;
+  const message = `${owner}: abandonedMs must be a whole number of milliseconds from 0 to 2147483647, or Infinity, got ${describeValue(value)}`;
+  throw typeof value === 'number' ? new RangeError(message) : new TypeError(message);
 }

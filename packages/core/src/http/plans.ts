@@ -21,7 +21,7 @@ import type { Policy } from '../policy.js';
 import { describeValue } from '../validate.js';
 import { policyField } from './headers.js';
 import { type LimitedBody, LimitedBodies } from './limited-bodies.js';
-import { type LimiterChoice, SHORTHAND, checkLimiter } from './shorthand.js';
+import { SHORTHAND, checkLimiter } from './shorthand.js';
 
 /** Limited is what one limiter's answers need: the limiter, its RateLimit-Policy field, its 429 bodies. */
 export interface Limited {
@@ -46,12 +46,13 @@ export interface Plans {
 }
 
 /** preparePlans validates `plans` and `plan`; neither the limiter nor shorthand options may be given too. */
-export function preparePlans(owner: string, o: LimiterChoice & { readonly plans?: unknown; readonly plan?: unknown }): Plans {
+export function preparePlans(owner: string, options: object): Plans {
+  const o = options as Readonly<Record<string, unknown>>;
   if (typeof o.plans !== 'object' || o.plans === null || Array.isArray(o.plans)) {
     throw new TypeError(`${owner}: plans must be an object of limiters by plan name, got ${describeValue(o.plans)}`);
   }
   if (typeof o.plan !== 'function') throw new TypeError(`${owner}: plan must be a function naming one of the plans, got ${describeValue(o.plan)}`);
-  const clash = ['limiter', ...SHORTHAND].filter((k) => o[k as keyof LimiterChoice] !== undefined);
+  const clash = ['limiter', ...SHORTHAND].filter((k) => o[k] !== undefined);
   if (clash.length > 0) throw new TypeError(`${owner}: give either plans or limiter/algorithm options, not both (got plans and ${clash.join(', ')})`);
   const entries = Object.entries(o.plans as Record<string, unknown>);
   if (entries.length === 0) throw new TypeError(`${owner}: plans must name at least one plan`);

@@ -23,6 +23,7 @@
  * (the last peer's class is remembered, so a keep-alive balancer is classified once).
  */
 import { ipKey } from './ip.js';
+import { emitWarning } from './warning.js';
 
 export type ProxyFinding = 'proxy-not-trusted' | 'public-peer-trusted';
 
@@ -129,12 +130,6 @@ export class ProxyWarning {
       finding === 'proxy-not-trusted'
         ? `${this.#owner}: requests arrive from ${peer}, a private or loopback address, with a forwarding header (X-Forwarded-For, Forwarded or X-Real-IP), but ${framework} does not trust that proxy, so every client behind it shares one address and one rate-limit bucket. To fix: ${trust}. Decisions are unchanged; to turn this warning off, pass proxyWarning: false.`
         : `${this.#owner}: ${framework} took the client address from a forwarding header sent by ${peer}, a public address, so a client that reaches the server directly can pick its own rate-limit key with X-Forwarded-For. To fix: ${restrict}. If ${peer} is your own proxy or CDN, pass proxyWarning: false. Decisions are unchanged.`;
-    warn(message, PROXY_WARNING_CODES[finding]);
+    emitWarning(message, PROXY_WARNING_CODES[finding]);
   }
-}
-
-function warn(message: string, code: string): void {
-  const host = (globalThis as { process?: { emitWarning?: (message: string, options: object) => void } }).process;
-  if (typeof host?.emitWarning === 'function') host.emitWarning(message, { type: 'RatekeeperWarning', code });
-  else console.warn(`RatekeeperWarning [${code}]: ${message}`);
 }

@@ -4,47 +4,145 @@
  * defaults, so that `rateLimit()` and `rateLimit({ algorithm: 'token-bucket' })` just work:
  *
  * - 'token-bucket' (the default): capacity 60, refillPerSecond 1 — bursts of 60, then 1 per second;
+ *   but `limit` or `windowMs` without `algorithm` (and without capacity/refillPerSecond) picks
+ *   'fixed-window', the window express-rate-limit and its kin count by: { windowMs: 900_000, limit: 100 };
  * - 'sliding-window': limit 60 per windowMs 60,000;
  * - 'fixed-window': limit 60 per windowMs 60,000;
  * - 'sliding-log': limit 60 per windowMs 60,000, exact over any rolling minute (61 numbers per key);
  * - 'gcra': burst 60, emissionIntervalMs 1000 — GCRA's own parameters for the very same token bucket
  *   (core's GcraLimiter, an honest alias: capacity = burst, one token every emission interval; GCRA's
  *   tolerance τ is (burst − 1) · emissionIntervalMs). Its defaults are the token bucket's.
- * - 'concurrency': limit 10 requests in flight per key, each released when its response ends, a
+ * - 'concurrency': limit 10 requests in flight per key, each released when its work ends, a
  *   denial suggesting retryAfterMs 1,000 (ConcurrencyLimiter).
  *
  * Giving both `limiter` and shorthand options is an error, as is a shorthand option that the chosen
- * algorithm does not take (a silent ignore would hide a typo'd limit).
+ * algorithm does not take (a silent ignore would hide a typo'd limit), and so is a limiter on a shared
+ * `store` whose derived name another live limiter there already has (two routes with the same
+ * settings would share one budget: ../store-names.ts); `name` tells them apart, or joins them on purpose.
  */
 import type { Clock } from '../clock.js';
 import type { RateLimiter } from '../limiter.js';
-import { ConcurrencyLimiter } from '../concurrency.js';
+import { ConcurrencyLimiter } from '../concurrency-limiter.js';
 import { GcraLimiter } from '../gcra.js';
-import { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '../limiters.js';
+import { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '../bucket-and-window-limiters.js';
 import type { Store } from '../store.js';
 import { describeValue } from '../validate.js';
+import { clashOf } from '../store-names.js';
 
 export type AlgorithmShorthand = 'token-bucket' | 'sliding-window' | 'fixed-window' | 'sliding-log' | 'gcra' | 'concurrency';
 
-export interface LimiterChoice {
-  /** A ready limiter; when given, no shorthand option may be. */
-  readonly limiter?: RateLimiter;
-  /** Build a limiter of this algorithm instead (default 'token-bucket'). */
-  readonly algorithm?: AlgorithmShorthand;
-  readonly capacity?: number;
-  readonly refillPerSecond?: number;
-  readonly limit?: number;
-  readonly windowMs?: number;
-  /** 'gcra' only: T, the milliseconds between requests at the sustained rate (default 1000). */
-  readonly emissionIntervalMs?: number;
-  /** 'gcra' only: the most requests admitted at one instant (default 60). */
-  readonly burst?: number;
-  /** For 'concurrency': the wait a denial suggests, in milliseconds. */
-  readonly retryAfterMs?: number;
+/** Every limiter option of the shorthand, typed loosely: the names the per-algorithm types below refuse. */
+interface AnyShorthand {
+  readonly limiter: RateLimiter;
+  readonly algorithm: AlgorithmShorthand;
+  readonly capacity: number;
+  readonly refillPerSecond: number;
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly emissionIntervalMs: number;
+  readonly burst: number;
+  readonly retryAfterMs: number;
+  readonly name: string;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly plans: unknown;
+  readonly plan: unknown;
+}
+
+/**
+ * Refused names: each option of `K` may be left out (or undefined) but never given, so a typo'd or
+ * misplaced option (`limit` on a token bucket) fails to compile as it fails at run time.
+ */
+type Refused<K extends keyof AnyShorthand> = { readonly [P in K]?: never };
+
+/** The sizes of every algorithm, each refused by the algorithms that do not take it. */
+type Sizes = 'capacity' | 'refillPerSecond' | 'limit' | 'windowMs' | 'emissionIntervalMs' | 'burst' | 'retryAfterMs';
+
+/** The options every shorthand algorithm takes besides its sizes. */
+export interface ShorthandCommon extends Refused<'limiter' | 'plans' | 'plan'> {
+  /**
+   * The policy's name in headers and store keys (default: derived from the settings, e.g. `tb-60-1`).
+   * On a shared `store` one name is one budget: two shorthand limiters with the same settings and no
+   * name are refused there; name each, or give both one name to share a budget on purpose.
+   */
   readonly name?: string;
+  /** Where the counts live, e.g. a RedisStore shared by every process (default: a new in-process MemoryStore). */
   readonly store?: Store;
+  /** Where time comes from (default: systemClock, monotonic); a ManualClock in tests. */
   readonly clock?: Clock;
 }
+
+/** `algorithm: 'token-bucket'`, the default: bursts of `capacity`, then `refillPerSecond` (TokenBucketLimiter). */
+export interface TokenBucketShorthand extends ShorthandCommon, Refused<Exclude<Sizes, 'capacity' | 'refillPerSecond'>> {
+  /** The default when neither `limit` nor `windowMs` is given. */
+  readonly algorithm?: 'token-bucket';
+  /** Bucket size: the largest burst, a positive integer (default 60). */
+  readonly capacity?: number;
+  /** Tokens added per second, > 0, fractions allowed (default 1). */
+  readonly refillPerSecond?: number;
+}
+
+/** The sizes of the three window algorithms (one declaration, so an editor shows them before `algorithm` is chosen). */
+export interface WindowSizes extends ShorthandCommon {
+  /** Most requests (units of cost) per window, a positive integer (default 60). */
+  readonly limit?: number;
+  /** Window length in milliseconds, a positive integer (default 60000). */
+  readonly windowMs?: number;
+}
+
+/**
+ * `algorithm: 'fixed-window'`: at most `limit` per epoch-aligned window of `windowMs` (FixedWindowLimiter).
+ * Also what `{ windowMs, limit }` without `algorithm` builds, as express-rate-limit counts.
+ */
+export interface FixedWindowShorthand extends WindowSizes, Refused<Exclude<Sizes, 'limit' | 'windowMs'>> {
+  /** Chosen by default when `limit` or `windowMs` is given without `algorithm` (and without capacity/refillPerSecond). */
+  readonly algorithm?: 'fixed-window';
+}
+
+/** `algorithm: 'sliding-window'`: at most `limit` per `windowMs`, weighted across windows (SlidingWindowLimiter). */
+export interface SlidingWindowShorthand extends WindowSizes, Refused<Exclude<Sizes, 'limit' | 'windowMs'>> {
+  readonly algorithm: 'sliding-window';
+}
+
+/**
+ * `algorithm: 'sliding-log'`: at most `limit` in any `windowMs`, exactly (SlidingLogLimiter: limit + 1
+ * numbers per key, so limit is at most 10,000).
+ */
+export interface SlidingLogShorthand extends WindowSizes, Refused<Exclude<Sizes, 'limit' | 'windowMs'>> {
+  readonly algorithm: 'sliding-log';
+}
+
+/** `algorithm: 'gcra'`: the token bucket in GCRA's own parameters (GcraLimiter; defaults are the token bucket's). */
+export interface GcraShorthand extends ShorthandCommon, Refused<Exclude<Sizes, 'emissionIntervalMs' | 'burst'>> {
+  readonly algorithm: 'gcra';
+  /** T, the milliseconds between requests at the sustained rate, > 0 (default 1000). */
+  readonly emissionIntervalMs?: number;
+  /** The most requests admitted at one instant, a positive integer (default 60); τ = (burst − 1) · T. */
+  readonly burst?: number;
+}
+
+/** `algorithm: 'concurrency'`: at most `limit` requests in flight per key, each released when its work ends (ConcurrencyLimiter). */
+export interface ConcurrencyShorthand extends ShorthandCommon, Refused<Exclude<Sizes, 'limit' | 'retryAfterMs'>> {
+  readonly algorithm: 'concurrency';
+  /** Most requests (units of cost) in flight per key at once, a positive integer (default 10). */
+  readonly limit?: number;
+  /** The wait a denial suggests, in milliseconds, a positive integer (default 1000: Retry-After 1). */
+  readonly retryAfterMs?: number;
+}
+
+/** A ready limiter: any core limiter, a composite included, on any store; no shorthand option goes with it. */
+export interface ReadyLimiter extends Refused<Exclude<keyof AnyShorthand, 'limiter'>> {
+  /** The limiter that decides every request (its own store, clock and name). */
+  readonly limiter: RateLimiter;
+}
+
+/**
+ * LimiterChoice is the `limiter` option or the shorthand options of one algorithm: one type per
+ * `algorithm`, each taking only its own sizes (plus name, store and clock), exactly as chooseLimiter
+ * accepts them at run time. `{ algorithm: 'token-bucket', limit: 5 }` and `{ limiter, capacity: 5 }`
+ * do not compile.
+ */
+export type LimiterChoice = ReadyLimiter | TokenBucketShorthand | FixedWindowShorthand | SlidingWindowShorthand | SlidingLogShorthand | GcraShorthand | ConcurrencyShorthand;
 
 const OWN: Record<AlgorithmShorthand, readonly string[]> = {
   'token-bucket': ['capacity', 'refillPerSecond'],
@@ -54,7 +152,7 @@ const OWN: Record<AlgorithmShorthand, readonly string[]> = {
   gcra: ['emissionIntervalMs', 'burst'],
   concurrency: ['limit', 'retryAfterMs'],
 };
-/** Every shorthand option name (the plan accepts them; each limiter takes its own, see limiters.ts). */
+/** Every shorthand option name (the plan accepts them; each limiter takes its own, see bucket-and-window-limiters.ts). */
 export const SHORTHAND = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'emissionIntervalMs', 'burst', 'retryAfterMs', 'name', 'store', 'clock'] as const;
 
 /** given reads an option; null is refused rather than read as "use the default". */
@@ -70,7 +168,10 @@ export function chooseLimiter(owner: string, o: LimiterChoice): RateLimiter {
     if (present.length > 0) throw new TypeError(`${owner}: give either limiter or algorithm options, not both (got limiter and ${present.join(', ')})`);
     return checkLimiter(`${owner}: limiter`, o.limiter);
   }
-  const algorithm = o.algorithm ?? 'token-bucket';
+  // A window without an algorithm is what express-rate-limit, hono-rate-limiter and koa-ratelimit
+  // users write ({ windowMs, limit }): it picks the fixed window they count by, not the token bucket.
+  const windowed = o.algorithm === undefined && (o.limit !== undefined || o.windowMs !== undefined) && o.capacity === undefined && o.refillPerSecond === undefined;
+  const algorithm = o.algorithm ?? (windowed ? 'fixed-window' : 'token-bucket');
   const own = Object.hasOwn(OWN, algorithm) ? OWN[algorithm] : undefined;
   if (own === undefined) {
     throw new TypeError(`${owner}: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'sliding-log', 'gcra' or 'concurrency', got ${describeValue(algorithm)}`);
@@ -78,7 +179,23 @@ export function chooseLimiter(owner: string, o: LimiterChoice): RateLimiter {
   const stray = ['capacity', 'refillPerSecond', 'limit', 'windowMs', 'emissionIntervalMs', 'burst', 'retryAfterMs'].find(
     (k) => o[k as keyof LimiterChoice] !== undefined && !own.includes(k),
   );
-  if (stray !== undefined) throw new TypeError(`${owner}: ${stray} does not apply to algorithm '${algorithm}'`);
+  if (stray !== undefined) throw new TypeError(`${owner}: ${stray} does not apply to algorithm '${algorithm}'${strayHint(algorithm, stray, o.algorithm === undefined)}`);
+  const limiter = buildShorthand(algorithm, o);
+  const clash = o.store === undefined ? undefined : clashOf(limiter);
+  if (clash !== undefined) throw new TypeError(`${owner}: ${clash}`);
+  return limiter;
+}
+
+/** strayHint says what to write instead of an option the algorithm does not take. */
+function strayHint(algorithm: AlgorithmShorthand, stray: string, defaulted: boolean): string {
+  const own = OWN[algorithm].join(' and ');
+  const takers = (Object.keys(OWN) as AlgorithmShorthand[]).filter((a) => OWN[a].includes(stray)).map((a) => `'${a}'`);
+  const pick = takers.length === 0 ? '' : `; to use ${stray}, pick an algorithm that takes it: ${takers.join(', ')}`;
+  return ` (${defaulted ? 'the default, ' : ''}'${algorithm}', takes ${own}${pick})`;
+}
+
+/** buildShorthand builds the limiter of `algorithm` from checked shorthand options. */
+function buildShorthand(algorithm: AlgorithmShorthand, o: LimiterChoice): RateLimiter {
   const common = { ...(o.name === undefined ? {} : { name: o.name }), ...(o.store === undefined ? {} : { store: o.store }), ...(o.clock === undefined ? {} : { clock: o.clock }) };
   if (algorithm === 'token-bucket') {
     return new TokenBucketLimiter({ capacity: o.capacity ?? 60, refillPerSecond: o.refillPerSecond ?? 1, ...common });

@@ -2,7 +2,7 @@
  * IpList: a table of the cases people get wrong (mapped spellings, host bits, /0, /32, /128, zone ids,
  * bad entries) and a property against a BigInt model that shares no code with ip-list.ts: an address
  * is in the list exactly when some entry of its family has the same first `prefix` bits (IPv4-mapped
- * addresses as the IPv4 they carry). The same property catches a matcher off by one prefix bit.
+ * and IPv4-compatible addresses as the IPv4 they carry; an address with a port as the address). The same property catches a matcher off by one prefix bit.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +34,14 @@ describe('IpList table', () => {
     ['::FFFF:0a01:0203', true],
     ['0:0:0:0:0:ffff:10.1.2.3', true],
     ['64:ff9b::10.9.9.9', true],
+    ['::10.1.2.3', true],
+    ['::a01:203', true],
+    ['10.1.2.3:443', true],
+    ['[::ffff:10.1.2.3]:443', true],
+    ['[2001:db8::1]:443', true],
+    ['10.1.2.3:99999', false],
+    ['2001:db8::1:443', true],
+    ['::1', false],
     ['192.168.1.7', true],
     ['192.168.1.8', false],
     ['172.16.0.1', true],
@@ -61,6 +69,12 @@ describe('IpList table', () => {
     expect(new IpList(['0.0.0.0/0']).has('2001:db8::1')).toBe(false);
     expect(new IpList(['::/0']).has('1.2.3.4')).toBe(true);
     expect(new IpList(['::/0']).has('2001:db8::1')).toBe(true);
+  });
+
+  it('an IPv4-compatible entry is the IPv4 address it carries, and ::/96 holds every IPv4 address', () => {
+    expect(['1.2.3.4', '::ffff:1.2.3.4', '::102:304', '1.2.3.5'].map((ip) => new IpList(['::1.2.3.4']).has(ip))).toEqual([true, true, true, false]);
+    expect(new IpList(['::/96']).has('203.0.113.9')).toBe(true);
+    expect(['::1', '0.0.0.1', '::2'].map((ip) => new IpList(['::1']).has(ip))).toEqual([true, true, false]);
   });
 
   it('an empty list holds nothing', () => {
@@ -99,10 +113,12 @@ const v6 = fc.tuple(fc.constantFrom(0x2001, 0xfe80, 0), fc.constantFrom(0xdb8, 0
 const address = fc.oneof(v4, v6);
 const range = address.chain((a) => fc.record({ family: fc.constant(a.family), value: fc.constant(a.value), prefix: fc.integer({ min: 0, max: a.family === 4 ? 32 : 128 }) }));
 
-const render = (a: { family: Family; value: bigint }, mapped: boolean): string => {
+/** How an IPv4 probe is written: as is, IPv4-mapped, or IPv4-compatible (but 0.0.0.1, which is then the loopback ::1). */
+type Form = 'plain' | 'mapped' | 'compatible';
+const render = (a: { family: Family; value: bigint }, form: Form): string => {
   if (a.family === 4) {
     const quad = [24n, 16n, 8n, 0n].map((s) => String((a.value >> s) & 255n)).join('.');
-    return mapped ? `::ffff:${quad}` : quad;
+    return form === 'mapped' ? `::ffff:${quad}` : form === 'compatible' && a.value !== 1n ? `::${quad}` : quad;
   }
   return Array.from({ length: 8 }, (_, i) => ((a.value >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(':');
 };
@@ -112,15 +128,16 @@ const inModel = (ranges: readonly { family: Family; value: bigint; prefix: numbe
     const shift = BigInt((a.family === 4 ? 32 : 128) - r.prefix);
     return r.value >> shift === a.value >> shift;
   });
-// Leave out IPv6 ranges that hold the mapped /96 (the model keeps families apart).
-const CARRIERS = [0xffffn << 32n, 0x64ff9bn << 96n];
+// Leave out IPv6 ranges that hold a carrier /96 (the model keeps families apart).
+const CARRIERS = [0xffffn << 32n, 0x64ff9bn << 96n, 0n];
 const holdsCarrier = (r: { family: Family; value: bigint; prefix: number }) =>
   r.family === 6 && r.prefix <= 96 && CARRIERS.some((c) => r.value >> BigInt(128 - r.prefix) === c >> BigInt(128 - r.prefix));
 
 function agrees(make: (entries: string[]) => ListLike) {
-  return fc.property(fc.array(range, { maxLength: 12 }), fc.array(address, { minLength: 1, maxLength: 12 }), fc.boolean(), (ranges0, probes, mapped) => {
+  const form = fc.constantFrom<Form>('plain', 'mapped', 'compatible');
+  return fc.property(fc.array(range, { maxLength: 12 }), fc.array(address, { minLength: 1, maxLength: 12 }), form, (ranges0, probes, probeForm) => {
     const ranges = ranges0.filter((r) => !holdsCarrier(r));
-    const list = make(ranges.map((r) => `${render(r, false)}/${r.prefix}`));
+    const list = make(ranges.map((r) => `${render(r, 'plain')}/${r.prefix}`));
     // Probe near the ranges too: each range's own address and its neighbour across the last prefix bit.
     const near = ranges.flatMap((r) => {
       const width = r.family === 4 ? 32 : 128;
@@ -131,14 +148,14 @@ function agrees(make: (entries: string[]) => ListLike) {
       ];
     });
     for (const a of [...probes, ...near]) {
-      const text = render(a, mapped && a.family === 4);
+      const text = render(a, probeForm);
       if (list.has(text) !== inModel(ranges, a)) throw new Error(`${text}: has ${list.has(text)}, model ${inModel(ranges, a)}`);
     }
   });
 }
 
 describe('IpList properties', () => {
-  it('lists an address exactly when the model does, IPv4-mapped spellings included', () => {
+  it('lists an address exactly when the model does, IPv4-mapped and IPv4-compatible spellings included', () => {
     fc.assert(
       agrees((e) => new IpList(e)),
       { numRuns: 2000 },

@@ -1,9 +1,10 @@
 /**
  * ipKey by table: every spelling of one IPv4-mapped address is that IPv4 address (recognised by value,
  * CVE-2026-30827's lesson), IPv6 keys are the masked prefix in one canonical form at each prefix
- * length, and anything that is not exactly one IP address (missing, junk, a forwarded list, an address
- * with a port, a 64 KiB header) has no key at all, so that the caller's missing-IP policy applies
- * instead of a shared bucket. checkIpv6Subnet takes integers 32 to 64 and names the bad value.
+ * length, an address with a port is the address, and anything that is not exactly one client's IP
+ * address (missing, junk, a forwarded list, a malformed port, the unspecified address, a 64 KiB
+ * header) has no key at all, so that the caller's missing-IP policy applies instead of a shared
+ * bucket. checkIpv6Subnet takes integers 32 to 64 and names the bad value.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from '../../src/index.js';
@@ -42,13 +43,24 @@ describe('ipKey', () => {
     ['2001:db8:abcd:12ff:1::1', 33, '2001:db8:8000::/33'],
     ['2001:db8:abcd:12ff:1::1', 32, '2001:db8::/32'],
     ['::1', 56, '0:0:0:0::/56'],
-    ['::', 56, '0:0:0:0::/56'],
+    ['::1:0:0:0', 56, '0:0:0:0::/56'],
     ['fe80::1%eth0', 56, 'fe80:0:0:0::/56'],
     ['1:2:3:4:5:6:7::', 56, '1:2:3:0::/56'],
     ['::2:3:4:5:6:7:8', 64, '0:2:3:4::/64'],
     ['64:ff9b::1.2.3.4', 56, '1.2.3.4'],
     ['64:FF9B:0:0:0:0:0102:0304', 56, '1.2.3.4'],
     ['64:ff9b:1::1.2.3.4', 56, '64:ff9b:1:0::/56'],
+    ['::1.2.3.4', 56, '1.2.3.4'],
+    ['::102:304', 64, '1.2.3.4'],
+    ['::0.0.0.2', 56, '0.0.0.2'],
+    ['1.2.3.4:8080', 56, '1.2.3.4'],
+    ['1.2.3.4:0', 56, '1.2.3.4'],
+    ['001.002.003.004:65535', 56, '1.2.3.4'],
+    ['[2001:db8:abcd:12ff::1]:443', 56, '2001:db8:abcd:1200::/56'],
+    ['[2001:db8:abcd:12ff::1]', 64, '2001:db8:abcd:12ff::/64'],
+    ['[::1]:443', 56, '0:0:0:0::/56'],
+    ['[::ffff:1.2.3.4]:443', 56, '1.2.3.4'],
+    ['[fe80::1%eth0]:8080', 56, 'fe80:0:0:0::/56'],
   ])('keys %j at /%i as %j', (ip, bits, key) => {
     expect(ipKey(ip, bits)).toBe(key);
   });
@@ -72,9 +84,22 @@ describe('ipKey', () => {
     ['a forwarded list', '1.2.3.4, 5.6.7.8'],
     ['a forwarded list without spaces', '1.2.3.4,5.6.7.8'],
     ['an IPv6 forwarded list', '2001:db8::1, 2001:db8::2'],
-    ['an IPv4 address with a port', '1.2.3.4:8080'],
-    ['a bracketed IPv6 address', '[::1]'],
-    ['a bracketed IPv6 address with a port', '[::1]:443'],
+    ['the unspecified IPv4 address', '0.0.0.0'],
+    ['the unspecified IPv6 address', '::'],
+    ['the unspecified address with a port', '0.0.0.0:443'],
+    ['a port above 65535', '1.2.3.4:65536'],
+    ['a six-digit port', '1.2.3.4:000443'],
+    ['an empty port', '1.2.3.4:'],
+    ['a hex port', '1.2.3.4:0x1bb'],
+    ['a signed port', '1.2.3.4:+443'],
+    ['two ports', '1.2.3.4:443:443'],
+    ['an IPv6 address with a port outside brackets', '::ffff:1.2.3.4:443'],
+    ['a bracketed IPv4 address', '[1.2.3.4]:443'],
+    ['empty brackets', '[]:443'],
+    ['an unclosed bracket', '[::1'],
+    ['a bracketed address with an empty port', '[::1]:'],
+    ['a bracketed address followed by junk', '[::1]x'],
+    ['a hostname with a port', 'localhost:443'],
     ['an IPv4 address with a zone id', '1.2.3.4%eth0'],
     ['surrounding space', ' ::1 '],
     ['a hostname', 'localhost'],

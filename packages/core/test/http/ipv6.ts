@@ -2,8 +2,8 @@
  * IPv6 addresses for the ipKey properties, as eight 16-bit groups, with two things the code under test
  * must not share: spellings (every way RFC 4291 lets one address be written: compressed at any zero
  * run, zero-padded, either case per group, a dotted-quad tail, a zone id) and a BigInt model of what
- * the key must distinguish (the /bits prefix, or the whole IPv4 address of an IPv4-mapped one).
- * Nothing here calls or copies ip.ts.
+ * the key must distinguish (the /bits prefix, or the whole IPv4 address of an IPv4-mapped or
+ * IPv4-compatible one, or no key for the unspecified address). Nothing here calls or copies ip.ts.
  */
 import fc from 'fast-check';
 
@@ -20,15 +20,32 @@ export function isMapped(groups: Groups): boolean {
   return toBigInt(groups) >> 32n === 0xffffn;
 }
 
+/** isCompatible tells whether the address is IPv4-compatible: in ::/96, and not the loopback ::1. */
+export function isCompatible(groups: Groups): boolean {
+  const n = toBigInt(groups);
+  return n >> 32n === 0n && n !== 1n;
+}
+
+/** carriesV4 tells whether the key is the IPv4 address in the low 32 bits (mapped or compatible). */
+export function carriesV4(groups: Groups): boolean {
+  return isMapped(groups) || isCompatible(groups);
+}
+
+/** isUnspecified: the address carries 0.0.0.0 (:: among them), which names no client. */
+export function isUnspecified(groups: Groups): boolean {
+  return carriesV4(groups) && (toBigInt(groups) & 0xffffffffn) === 0n;
+}
+
 /** quad renders the low 32 bits as a dotted quad. */
 export function quad(groups: Groups): string {
   const low = Number(toBigInt(groups) & 0xffffffffn);
   return [24, 16, 8, 0].map((shift) => (low >>> shift) & 255).join('.');
 }
 
-/** modelKey is what two addresses must share to share a key: the IPv4 address, or the /bits prefix. */
+/** modelKey is what two addresses must share to share a key: none, the IPv4 address, or the /bits prefix. */
 export function modelKey(groups: Groups, bits: number): string {
-  return isMapped(groups) ? `v4 ${quad(groups)}` : `v6 ${(toBigInt(groups) >> BigInt(128 - bits)).toString(16)}`;
+  if (isUnspecified(groups)) return 'none';
+  return carriesV4(groups) ? `v4 ${quad(groups)}` : `v6 ${(toBigInt(groups) >> BigInt(128 - bits)).toString(16)}`;
 }
 
 /** flipBit returns the address with bit `i` (0 = most significant) inverted. */
@@ -111,10 +128,11 @@ const group = fc.oneof(
   { arbitrary: fc.constantFrom(1, 0xff, 0x100, 0xffff), weight: 1 },
 );
 
-/** Any address: zero runs of every length are common, and one in ten is IPv4-mapped. */
+/** Any address: zero runs of every length are common, one in eleven is IPv4-mapped, one IPv4-compatible (::, ::1 among them). */
 export const address: fc.Arbitrary<Groups> = fc.oneof(
   { arbitrary: fc.array(group, { minLength: 8, maxLength: 8 }), weight: 9 },
   { arbitrary: fc.tuple(group, group).map(([a, b]) => [0, 0, 0, 0, 0, 0xffff, a, b]), weight: 1 },
+  { arbitrary: fc.tuple(group, group).map(([a, b]) => [0, 0, 0, 0, 0, 0, a, b]), weight: 1 },
 );
 
 /** Interface names and numeric scope ids, short enough that every spelling stays under 64 characters. */

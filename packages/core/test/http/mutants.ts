@@ -4,13 +4,17 @@
  * - ipKey variants: IPv4-mapped addresses recognised by the `::ffff:` text prefix only (the
  *   express-rate-limit 8.0–8.2 class, CVE-2026-30827: every other spelling masks to one shared /56);
  *   a key cut from the text's first four groups (spelling-dependent); the zone id kept in the key; a
- *   mask one bit too long.
+ *   mask one bit too long; IPv4-compatible ::a.b.c.d grouped by prefix like other IPv6 (one /56 for
+ *   2^32 addresses, what ipKey did before it read ::/96 as IPv4); the unspecified address refused by
+ *   its two usual texts only; a port stripped as whatever digits follow the last colon.
  * - Retry-After rounded to the nearest second instead of up (the redis-cell#56 / open-balena class).
  * - A plan that counts requests without a usable IP under one shared key (express's K26 class), and
  *   one that hands the store's own error to the framework (fastify's "Connection is closed." class).
  */
 import { type Decision, type RateLimitPlan, ipKey } from '../../src/index.js';
-import { type AfterHooks, type Charge, type Watch, adjust, finished } from '../../src/http/outcome.js';
+import { carriesIpv4, hostOf, ipv4, ipv6Groups } from '../../src/http/ip.js';
+import { type AfterHooks, type Charge, adjust } from '../../src/http/outcome.js';
+import { type Watch, finished } from '../../src/http/work.js';
 
 export type KeyOf = (ip: string, bits?: number) => string | undefined;
 
@@ -38,14 +42,40 @@ export const zoneKeptIpKey: KeyOf = (ip, bits = 56) => {
 
 export const longMaskIpKey: KeyOf = (ip, bits = 56) => ipKey(ip, bits + 1);
 
+/** compatibleGroupedIpKey keys IPv4-compatible ::a.b.c.d as the /bits prefix of ::, all 2^32 in one bucket. */
+export const compatibleGroupedIpKey: KeyOf = (ip, bits = 56) => {
+  const key = ipKey(ip, bits);
+  if (key === undefined || key.includes(':') || !ip.includes(':')) return key;
+  const groups = ipv6Groups(ip);
+  if (groups === undefined || !groups.slice(0, 6).every((g) => g === 0)) return key;
+  return `${new Array<string>(Math.ceil(bits / 16)).fill('0').join(':')}::/${bits}`;
+};
+
+/**
+ * unspecifiedByTextIpKey refuses the unspecified address by its two usual texts only, "0.0.0.0" and
+ * "::": every other spelling (::0, ::ffff:0.0.0.0, [::]:443) shares one key again.
+ */
+export const unspecifiedByTextIpKey: KeyOf = (ip, bits = 56) => {
+  const key = ipKey(ip, bits);
+  if (key !== undefined || ip === '0.0.0.0' || ip === '::') return key;
+  const host = hostOf(ip);
+  if (host === undefined) return undefined;
+  const groups = host.includes(':') ? ipv6Groups(host) : undefined;
+  const unspecified = groups === undefined ? ipv4(host) === '0.0.0.0' : carriesIpv4(groups) && groups[6] === 0 && groups[7] === 0;
+  return unspecified ? '0.0.0.0' : undefined;
+};
+
+/** lastColonPortIpKey strips a port as "whatever follows the last colon, if digits": IPv6 loses its last group. */
+export const lastColonPortIpKey: KeyOf = (ip, bits = 56) => ipKey(ip.replace(/^\[(.*)\]$|:\d{1,5}$/, '$1'), bits);
+
 /** roundedRetryAfterSeconds rounds the wait to the nearest second (at least 1). */
 export function roundedRetryAfterSeconds(decision: Decision): number | undefined {
   return Number.isFinite(decision.retryAfterMs) ? Math.max(1, Math.round(decision.retryAfterMs / 1000)) : undefined;
 }
 
-/** sharedBucketPlan counts a request without an IP under the key "unknown" instead of refusing it. */
+/** sharedBucketPlan counts a request without an IP under one fallback address instead of refusing it. */
 export function sharedBucketPlan<Req>(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
-  return { ...plan, decide: (req, ip) => plan.decide(req, ipKey(ip) === undefined ? '0.0.0.0' : ip) };
+  return { ...plan, decide: (req, ip) => plan.decide(req, ipKey(ip) === undefined ? '192.0.2.0' : ip) };
 }
 
 /** leakyPlan rejects with the limiter's own error instead of the opaque RateLimiterError. */
@@ -75,9 +105,10 @@ export function unawaitedKeyOptions<O extends { readonly key?: (req: never) => u
 export function doubleSettleWatch<Req>(owner: string, hooks: AfterHooks<Req>, charges: WeakMap<object, Charge>): Watch<Req> {
   return (req, res, decision) => {
     const charge = charges.get(req as object);
-    if (charge === undefined || !decision.allowed) return;
+    if (charge === undefined || !decision.allowed) return undefined;
     const settle = () => void adjust(owner, charge, finished(res), req, hooks);
     (res as unknown as { once(e: string, f: () => void): void }).once('finish', settle);
     res.once('close', settle);
+    return undefined;
   };
 }

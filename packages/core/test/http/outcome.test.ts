@@ -1,29 +1,21 @@
 /**
  * countOutcome and settle: checked at creation (functions; limiters that can refund); off by default
- * (no watch, nothing recorded); on a response's close, an uncounted outcome gives the whole charge
+ * (no watch, nothing recorded); once the work is over, an uncounted outcome gives the whole charge
  * back, settle adjusts it to the real cost (refund below, charge above, drain to empty when the extra
  * does not fit), once per request even though 'finish' precedes 'close' (a watcher listening to both
- * settles twice: mutant); claim gives one Settle per admitted request, acting once; a denied request
+ * settles twice: mutant); an aborted request is judged by its handler's answer; claim gives one Settle per admitted request, acting once; a denied request
  * is not watched; a hook failing after the response is a process warning, never an exception.
  */
-import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Decision, FixedWindowLimiter, ManualClock, type NodeResponse, prepareRateLimit } from '../../src/index.js';
+import { type Decision, FixedWindowLimiter, ManualClock, prepareRateLimit } from '../../src/index.js';
 import { doubleSettleWatch } from './mutants.js';
+import { fakeResponse } from './support.js';
 
 type Req = { readonly id: string };
 const T0 = 1_700_000_000_000;
 const windowOf = (limit: number) => new FixedWindowLimiter({ limit, windowMs: 60_000, name: 'w', clock: new ManualClock(T0) });
 
-/** response is a Node-like response that finishes (or is aborted) when the test says. */
-function response(status = 200, contentLength?: number) {
-  const res = Object.assign(new EventEmitter(), { statusCode: status, writableFinished: false, getHeader: (n: string) => (n === 'content-length' ? contentLength : undefined) });
-  return {
-    res: res as unknown as NodeResponse,
-    finish: () => ((res.writableFinished = true), res.emit('finish'), res.emit('close')),
-    abort: () => res.emit('close'),
-  };
-}
+const response = fakeResponse;
 
 const flush = async () => {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -75,10 +67,16 @@ describe('after the response', () => {
     expect(await run({ settle: () => 25 }, (r) => r.finish(), 200, undefined, 10)).toBe(0);
   });
 
-  it('sees an aborted response as an outcome', async () => {
+  it('sees an aborted response as an outcome: what its handler answered, aborted', async () => {
     const seen: unknown[] = [];
-    expect(await run({ countOutcome: (o: { aborted: boolean }) => (seen.push(o.aborted), !o.aborted) }, (r) => r.abort())).toBe(10);
-    expect(seen).toEqual([true]);
+    expect(await run({ countOutcome: (o: object) => (seen.push(o), false) }, (r) => (r.leave(), r.answer(401)), 200, 12)).toBe(10);
+    expect(seen).toEqual([{ status: 401, aborted: true, contentLength: 12 }]);
+  });
+
+  it('counts an aborted failed login under the login recipe, and gives back an aborted success', async () => {
+    const recipe = { countOutcome: (o: { status: number }) => o.status >= 400 };
+    expect(await run(recipe, (r) => (r.leave(), r.answer(401)))).toBe(9);
+    expect(await run(recipe, (r) => (r.leave(), r.answer(200)))).toBe(10);
   });
 
   it('settles once although finish precedes close, and the same check catches a watcher listening to both (mutant)', async () => {
@@ -134,5 +132,21 @@ describe('after the response', () => {
     r.finish();
     await flush();
     expect(limiter.peek('a').allowed).toBe(false);
+  });
+
+  it('turns a failing hook into a console warning where there is no process.emitWarning (Workers)', async () => {
+    const emitWarning = process.emitWarning;
+    const seen: string[] = [];
+    const warn = console.warn;
+    try {
+      (process as { emitWarning?: unknown }).emitWarning = undefined;
+      console.warn = (text: string) => void seen.push(text);
+      expect(await run({ settle: () => Promise.reject(new Error('meter down')) }, (r) => r.finish())).toBe(9);
+      await flush();
+    } finally {
+      process.emitWarning = emitWarning;
+      console.warn = warn;
+    }
+    expect(seen).toEqual(['RatekeeperWarning [RATEKEEPER_SETTLE_FAILED]: rateLimit: countOutcome or settle failed after the response: Error: meter down']);
   });
 });

@@ -21,11 +21,32 @@ describe('prepareRateLimit options', () => {
   it.each([
     [{ limt: 5 }, 'limt'],
     [{ windowMS: 1000, algorithm: 'fixed-window' }, 'windowMS'],
-    [{ keyGenerator: () => 'k' }, 'keyGenerator'],
-    [{ max: 100 }, 'max'],
     [{ handler: () => undefined }, 'handler'],
   ])('refuses the unknown option in %o', (options, name) => {
     expect(() => prepare(options)).toThrowError(new TypeError(`rateLimit: unknown option "${name}"`));
+  });
+
+  it.each([
+    [{ max: 100 }, 'unknown option "max": ratekeeper calls it "limit"'],
+    [{ keyGenerator: () => 'k' }, 'unknown option "keyGenerator": ratekeeper calls it "key"'],
+    [{ message: 'Too many' }, 'unknown option "message": write a handler instead'],
+    [{ statusCode: 503 }, 'unknown option "statusCode": write a handler that sets it'],
+    [{ standardHeaders: 'draft-7' }, `unknown option "standardHeaders": ratekeeper calls it "headers": 'draft-10'`],
+    [{ legacyHeaders: true }, `unknown option "legacyHeaders": ratekeeper folds it into "headers": headers: 'both'`],
+    [{ skipSuccessfulRequests: true }, 'unknown option "skipSuccessfulRequests": ratekeeper counts by outcome with "countOutcome": countOutcome: (o) => o.status >= 400'],
+    [{ timeWindow: '1 minute' }, 'unknown option "timeWindow": ratekeeper takes "windowMs"'],
+    [{ errorResponseBuilder: () => ({}) }, 'unknown option "errorResponseBuilder": write a handler instead'],
+    [{ points: 5 }, 'unknown option "points": ratekeeper calls it "limit"'],
+    [{ duration: 60 }, 'unknown option "duration": ratekeeper takes "windowMs"'],
+    [{ blockDuration: 60 }, 'unknown option "blockDuration": wrap the limiter in a BanLimiter'],
+    [{ whitelist: [] }, 'unknown option "whitelist": ratekeeper calls it "allowList"'],
+  ])('refuses another library’s option %o saying what to write instead', (options, message) => {
+    expect(() => prepare(options)).toThrow(TypeError);
+    expect(() => prepare(options)).toThrow(`rateLimit: ${message}`);
+  });
+
+  it('takes { windowMs, limit } without algorithm as a fixed window, as express-rate-limit counts', () => {
+    expect(prepare({ windowMs: 900_000, limit: 100 }).limiter.policies[0]).toMatchObject({ algorithm: 'fixed-window', limit: 100, windowMs: 900_000 });
   });
 
   it('accepts the adapter’s own option names given as extra, and only those', () => {
@@ -101,7 +122,7 @@ describe('decide: the key', () => {
     expect(calls).toEqual([]);
   });
 
-  const junk = [undefined, '', 'unknown', 'undefined', '1.2.3', '256.1.1.1', '1.2.3.4, 5.6.7.8', '1.2.3.4:8080', 'x'.repeat(64 * 1024)];
+  const junk = [undefined, '', 'unknown', 'undefined', '1.2.3', '256.1.1.1', '1.2.3.4, 5.6.7.8', '1.2.3.4:99999', '0.0.0.0', '::', 'x'.repeat(64 * 1024)];
 
   it.each(junk.map((ip) => [ip === undefined ? 'undefined' : JSON.stringify(ip.slice(0, 20)), ip]))('rejects a request whose IP is %s with MissingIpError, uncounted', (_, ip) => {
     const { limiter, calls } = bucket();

@@ -114,16 +114,45 @@ describe('chooseLimiter refusals', () => {
   });
 
   it.each([
-    [{ limit: 5 }, 'limit', 'token-bucket'],
     [{ algorithm: 'token-bucket', limit: 5 }, 'limit', 'token-bucket'],
-    [{ windowMs: 1000 }, 'windowMs', 'token-bucket'],
+    [{ capacity: 5, windowMs: 1000 }, 'windowMs', 'token-bucket'],
     [{ algorithm: 'sliding-window', capacity: 5 }, 'capacity', 'sliding-window'],
     [{ algorithm: 'fixed-window', refillPerSecond: 2 }, 'refillPerSecond', 'fixed-window'],
     [{ algorithm: 'gcra', capacity: 5 }, 'capacity', 'gcra'],
     [{ algorithm: 'token-bucket', burst: 5 }, 'burst', 'token-bucket'],
     [{ algorithm: 'sliding-log', emissionIntervalMs: 5 }, 'emissionIntervalMs', 'sliding-log'],
   ])('refuses %o: an option foreign to the algorithm', (options, option, algorithm) => {
-    expect(() => choose(options)).toThrowError(new TypeError(`rateLimit: ${option} does not apply to algorithm '${algorithm}'`));
+    expect(() => choose(options)).toThrow(TypeError);
+    expect(() => choose(options)).toThrow(`rateLimit: ${option} does not apply to algorithm '${algorithm}'`);
+  });
+
+  it.each([
+    [
+      { algorithm: 'token-bucket', limit: 5 },
+      "rateLimit: limit does not apply to algorithm 'token-bucket' ('token-bucket', takes capacity and refillPerSecond; to use limit, pick an algorithm that takes it: 'sliding-window', 'fixed-window', 'sliding-log', 'concurrency')",
+    ],
+    [
+      { capacity: 5, windowMs: 1000 },
+      "rateLimit: windowMs does not apply to algorithm 'token-bucket' (the default, 'token-bucket', takes capacity and refillPerSecond; to use windowMs, pick an algorithm that takes it: 'sliding-window', 'fixed-window', 'sliding-log')",
+    ],
+    [
+      { algorithm: 'gcra', capacity: 5 },
+      "rateLimit: capacity does not apply to algorithm 'gcra' ('gcra', takes emissionIntervalMs and burst; to use capacity, pick an algorithm that takes it: 'token-bucket')",
+    ],
+  ])('says what to write instead of %o', (options, message) => {
+    expect(() => choose(options)).toThrowError(new TypeError(message));
+  });
+
+  it.each([
+    [
+      { windowMs: 900_000, limit: 100 },
+      { algorithm: 'fixed-window', limit: 100, windowMs: 900_000 },
+    ],
+    [{ limit: 5 }, { algorithm: 'fixed-window', limit: 5, windowMs: 60_000 }],
+    [{ windowMs: 1000 }, { algorithm: 'fixed-window', limit: 60, windowMs: 1000 }],
+    [{}, { algorithm: 'token-bucket', capacity: 60 }],
+  ])('without algorithm, %o builds the window express-rate-limit users expect', (options, policy) => {
+    expect(choose(options).policies[0]).toMatchObject(policy);
   });
 
   it.each([

@@ -3,7 +3,8 @@
  * that counts what reaches it (the only way to prove a request was not counted), and the Go-style
  * table runner for header fields at fixed instants on a ManualClock.
  */
-import type { Decision, HeaderSetter, ManualClock, RateLimiter } from '../../src/index.js';
+import { EventEmitter } from 'node:events';
+import type { Decision, HeaderSetter, ManualClock, NodeResponse, RateLimiter } from '../../src/index.js';
 
 /** Recorded headers in the order they were set, as [name, value] pairs. */
 export type Headers = [string, string][];
@@ -71,4 +72,44 @@ export function runFields(
   });
   if (failures.length > 0) throw new Error(`${failures.length} of ${rows.length} steps differ:\n${failures.join('\n')}`);
   return decisions;
+}
+
+/**
+ * FakeResponse is a Node-like response driven by the test: `finish` completes it ('finish', then
+ * 'close'); `broken` closes it after its status was sent (mid-body); `leave` closes it before any
+ * status (the client gone while the handler works); `answer` is the handler ending it afterwards
+ * (res.end, which the watch patches on an abandoned response); `abort` is leave then answer.
+ */
+export interface FakeResponse {
+  readonly res: NodeResponse;
+  finish(): void;
+  broken(): void;
+  leave(): void;
+  answer(status?: number): void;
+  abort(): void;
+}
+
+export function fakeResponse(status = 200, contentLength?: number): FakeResponse {
+  const res = Object.assign(new EventEmitter(), {
+    statusCode: status,
+    headersSent: false,
+    writableFinished: false,
+    closed: false,
+    getHeader: (n: string) => (n === 'content-length' ? contentLength : undefined),
+    write: () => true,
+    end: () => undefined,
+  });
+  const close = () => ((res.closed = true), res.emit('close'));
+  const answer = (code?: number) => {
+    if (code !== undefined) res.statusCode = code;
+    res.end();
+  };
+  return {
+    res: res as unknown as NodeResponse,
+    finish: () => ((res.headersSent = true), (res.writableFinished = true), res.emit('finish'), close()),
+    broken: () => ((res.headersSent = true), close()),
+    leave: close,
+    answer,
+    abort: () => (close(), answer()),
+  };
 }

@@ -4,8 +4,8 @@
  * fixed window admit everything and the others deny everything with `retryAfterMs: NaN`.
  */
 import { type Decision, type Limiter, type Policy, type RateLimiter, mostRestrictive } from '../../src/index.js';
-import { allowAll, decideAll } from '../../src/memory-all.js';
-import type { MemoryBinding } from '../../src/memory-store.js';
+import { allowAll, decideAll } from '../../src/memory/memory-all.js';
+import type { MemoryBinding } from '../../src/memory/memory-binding.js';
 
 /** uncheckedClock is `limiter` with the clock check taken out. */
 export function uncheckedClock(limiter: Limiter<Policy, 'sync'>): RateLimiter<'sync'> {

@@ -1,7 +1,8 @@
 /**
  * Mutant: a check that counts a request without a usable address under one fallback key, so every
- * such request (a misconfigured proxy header, a runtime that reports none) shares one bucket: one
- * client then locks all of them out. addresslessNeverShared must catch it.
+ * such request (a misconfigured proxy header, a runtime that reports none) shares one bucket, with the
+ * client who really has that address: one client then locks all of them out. addresslessNeverShared
+ * must catch it.
  */
 import type { ClientAddress, FetchRateLimit, FetchRateLimitOptions } from '../../src/index.js';
 import { rateLimit } from '../../src/index.js';
@@ -10,8 +11,8 @@ export function sharedBucketWithoutIp(options: FetchRateLimitOptions): FetchRate
   const real = rateLimit(options);
   return Object.assign(
     async function rateLimitMutant(request: Request, client?: ClientAddress) {
-      return real(request, { ip: client?.ip || '0.0.0.0' });
+      return real(request, { ip: client?.ip || '192.0.2.1' });
     },
-    { decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, wrap: real.wrap },
+    { now: real.now, decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, run: real.run, wrap: real.wrap },
   );
 }

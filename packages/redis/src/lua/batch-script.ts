@@ -1,7 +1,7 @@
 /**
  * The batch script: many decisions in one call, decided one after another in the order given, exactly
  * as if each had been its own EVALSHA back to back (a script runs atomically, so no other client's
- * command can come between them). Used by ../batcher.ts for calls that are pending at the same moment
+ * command can come between them). Used by ../transport/batcher.ts for calls that are pending at the same moment
  * on the same node. A call is a group of one or more policies deciding one request all or nothing:
  * a single decision is a group of one, a composite (see ./composite-script.ts) a group of several.
  *

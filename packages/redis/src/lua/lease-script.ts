@@ -1,6 +1,6 @@
 /**
  * The lease script: one atomic call that takes up to `wanted` tokens from a token bucket for a
- * process to spend locally (../leased.ts). It runs the token bucket's own step (./token-bucket.ts, `tb`),
+ * process to spend locally (../lease/leased.ts). It runs the token bucket's own step (./token-bucket.ts, `tb`),
  * so what it takes is exactly what that many consumes of one unit at the same instant would have
  * taken: `wanted` when that many tokens are there, else every whole token there is (a partial lease),
  * else nothing.

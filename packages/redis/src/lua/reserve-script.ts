@@ -4,43 +4,36 @@
  * sequence of member algorithms and cached.
  *
  * Keys: the members' state keys, then their booking keys (`<state key>:r`, the same hash tag): a
- * booking key holds the latest instant booked on the member's key (%.17g text), with the TTL of the
- * state it was booked with (never shorter than the time until the instant, which is all it is read for).
+ * booking key holds the member's booking ledger (./ledger.ts, core's memory-ledger.ts), with the TTL of
+ * the state it was booked with (never shorter than the time until the latest instant, which is all the
+ * ledger is kept for).
  *
  * RESERVE. ARGV follows lua/scripts.ts (`now` in client time only, the cost, two parameters per member)
  * then `maxWaitMs` (-1: no bound) and the deadline. In one call it reads every member's state and
- * booking, decides at `now` (the step, writing nothing), takes the instant
+ * ledger, decides at `now` (the step, writing nothing), takes the instant
  * `at = max(now + the largest retryAfterMs, the latest booking)` and refuses, writing nothing, when a
  * member can never grant the cost or `at - now` exceeds maxWaitMs. Otherwise it runs every step at
  * `at` (each admits: once admitted, a core algorithm admits at every later instant), writes each state
- * with the TTL `at - now + ttlMs`, and, when `at > now`, the booking with the same TTL. Reply: refused, { 0, delay, then
- * four values per member (allowed, remaining, retryAfterMs, resetAfterMs at now) } with delay 'inf'
- * when it never fits; booked, { 1, delay, at, four values per member at `at`, then per member its
- * cancel token: the state before (hex, '' for none), the state after (hex), the server-clock instant
- * the state before would have expired (-1: none), the booking before ('' for none) }.
+ * with the TTL `at - now + ttlMs`, and, when `at > now`, records the booking in each member's ledger
+ * (same TTL). Reply: refused, { 0, delay, then four values per member (allowed, remaining,
+ * retryAfterMs, resetAfterMs at now) } with delay 'inf' when it never fits; booked, { 1, delay, at,
+ * four values per member at `at`, then the booking's id (0 when it goes at once: nothing to cancel) }.
  *
- * CANCEL. ARGV: `now` (client time only), a placeholder cost, `at`, the four token values per member,
- * the deadline. When `now < at` and every member's state is still the one the booking wrote (nothing
- * recorded since), it puts back each state before with the rest of its TTL (or deletes the key) and
- * each booking before, and answers 2; otherwise it changes nothing and answers 1.
+ * CANCEL. ARGV: `now` (client time only), a placeholder cost, two parameters per member (as RESERVE),
+ * `at`, the id, the deadline. When
+ * `now < at`, every member's ledger holds the booking and every member's state is still the ledger's
+ * head (nothing but bookings wrote it), it replays each member's other bookings from the ledger's base
+ * (each must be admitted again at its instant), writes the states (a member left with no booking gets
+ * its base back with the rest of its TTL, or loses the key) and the ledgers without the booking, and
+ * answers 2; otherwise it changes nothing and answers 1.
  */
+import { LEDGER_LUA } from './ledger.js';
 import { STEPS, type Script, type StepName, script } from './scripts.js';
-
-const HEX = `
-local function hex(s)
-  if not s then return '' end
-  return (string.gsub(s, '.', function(c) return format('%02x', string.byte(c)) end))
-end
-
-local function unhex(h)
-  return (string.gsub(h, '..', function(x) return string.char(tonumber(x, 16)) end))
-end
-`;
 
 const RESERVE_BODY = `
 local n = #STEPS
 local wait = tonumber(ARGV[first + 2 * n])
-local raws, latest, retry, peeks = {}, -INF, 0, {}
+local raws, ledgers, latest, retry, peeks = {}, {}, -INF, 0, {}
 local function refuse(delay)
   local out = { 0, delay }
   for _, v in ipairs(peeks) do out[#out + 1] = v end
@@ -48,10 +41,10 @@ local function refuse(delay)
 end
 for i = 1, n do
   raws[i] = redis.call('GET', KEYS[i])
-  local b = redis.call('GET', KEYS[n + i])
-  if b then
-    local x = tonumber(b)
-    if x and x > now and x > latest then latest = x end
+  ledgers[i] = ledger_of(redis.call('GET', KEYS[n + i]))
+  if ledgers[i] then
+    local x = latest_of(ledgers[i])
+    if x > now and x > latest then latest = x end
   end
   local a, r, w, e = STEPS[i](raws[i], now, cost, tonumber(ARGV[first + 2 * i - 2]), tonumber(ARGV[first + 2 * i - 1]))
   if w > retry then retry = w end
@@ -66,7 +59,7 @@ if retry == INF then return refuse('inf') end
 local at = now + retry
 if latest > at then at = latest end
 if wait >= 0 and at - now > wait then return refuse(num(at - now)) end
-local out, tokens = { 1, num(at - now), num(at) }, {}
+local out = { 1, num(at - now), num(at) }
 local states, ttls = {}, {}
 for i = 1, n do
   local a, r, w, e, l, x = STEPS[i](raws[i], at, cost, tonumber(ARGV[first + 2 * i - 2]), tonumber(ARGV[first + 2 * i - 1]))
@@ -77,50 +70,64 @@ for i = 1, n do
   out[#out + 1] = num(e)
   states[i], ttls[i] = x, l
 end
+local id = 0
+if at > now then id = next_id(ledgers, n) end
 for i = 1, n do
-  local expiry = -1
-  if raws[i] then
-    local left = redis.call('PTTL', KEYS[i])
-    if left > 0 then expiry = server + left end
-  end
-  local previous = redis.call('GET', KEYS[n + i]) or ''
   local ttl = px(at - now + ttls[i])
+  if at > now then
+    local expiry = -1
+    if raws[i] then
+      local left = redis.call('PTTL', KEYS[i])
+      if left > 0 then expiry = server + left end
+    end
+    redis.call('SET', KEYS[n + i], record(i, ledgers[i], raws[i] or '', expiry, states[i], id, at, cost), 'PX', ttl)
+  end
   redis.call('SET', KEYS[i], states[i], 'PX', ttl)
-  if at > now then redis.call('SET', KEYS[n + i], format('%.17g', at), 'PX', ttl) end
-  tokens[#tokens + 1] = hex(raws[i])
-  tokens[#tokens + 1] = hex(states[i])
-  tokens[#tokens + 1] = expiry
-  tokens[#tokens + 1] = previous
 end
-for _, v in ipairs(tokens) do out[#out + 1] = v end
+out[#out + 1] = id
 return out
 `;
 
 const CANCEL_BODY = `
 local n = #STEPS
-local at = tonumber(ARGV[first])
+local at, id = tonumber(ARGV[first + 2 * n]), tonumber(ARGV[first + 2 * n + 1])
 if not (now < at) then return 1 end
+local ledgers, found = {}, {}
 for i = 1, n do
-  local base = first + 4 * i - 3
-  if redis.call('GET', KEYS[i]) ~= unhex(ARGV[base + 1]) then return 1 end
+  local L = ledger_of(redis.call('GET', KEYS[n + i]))
+  if not L or (redis.call('GET', KEYS[i]) or '') ~= L.head then return 1 end
+  for k = 0, L.count - 1 do
+    local e_id, e_at = entry_of(L, k)
+    if e_id == id and e_at == at then found[i] = k end
+  end
+  if not found[i] then return 1 end
+  ledgers[i] = L
+end
+local states, lasts, ttls = {}, {}, {}
+for i = 1, n do
+  local ok, state, last, ttl = replay(i, ledgers[i], ledgers[i].base, 0, found[i])
+  if not ok then return 1 end
+  states[i], lasts[i], ttls[i] = state, last, ttl
 end
 for i = 1, n do
-  local base = first + 4 * i - 3
-  local before, expiry, previous = ARGV[base], tonumber(ARGV[base + 2]), ARGV[base + 3]
-  local left = 0
-  if before ~= '' then left = expiry - server end
-  if left < 1 then
+  local L = ledgers[i]
+  local keep = 0
+  if lasts[i] then
+    keep = px(lasts[i] - now + ttls[i])
+    redis.call('SET', KEYS[i], states[i], 'PX', keep)
+  elseif L.base ~= '' and L.expiry - server >= 1 then
+    keep = px(L.expiry - server)
+    redis.call('SET', KEYS[i], L.base, 'PX', keep)
+  else
     redis.call('DEL', KEYS[i])
-  else
-    redis.call('SET', KEYS[i], unhex(before), 'PX', left)
+    states[i] = ''
   end
-  local x = tonumber(previous)
-  if x and x > now then
-    local keep = px(x - now)
-    if left > keep then keep = left end
-    redis.call('SET', KEYS[n + i], previous, 'PX', keep)
-  else
+  L.head = states[i]
+  if L.count == 1 and not (L.floor > now) then
     redis.call('DEL', KEYS[n + i])
+  else
+    if L.floor - now > keep then keep = px(L.floor - now) end
+    redis.call('SET', KEYS[n + i], ledger_text(L, found[i], ''), 'PX', keep)
   end
 end
 return 2
@@ -144,7 +151,7 @@ function made(kind: string, algorithms: readonly StepName[], clientTime: boolean
   if (found === undefined) {
     const steps = [...new Set(algorithms)].map((a) => STEPS[a].source).join('');
     const table = `local STEPS = { ${algorithms.map((a) => STEPS[a].name).join(', ')} }\n`;
-    found = script(clientTime, `${steps}${HEX}${table}`, body);
+    found = script(clientTime, `${steps}${table}${LEDGER_LUA}`, body);
     cache.set(id, found);
   }
   return found;

@@ -62,17 +62,26 @@ return 2
 
 /**
  * BAN_BODY decides one policy with a ban in front (core's ban.ts contract, in the same single call):
- * KEYS[2] is the ban: the instant it ends, kept with a TTL of the ban's length (so it is gone once
- * over). While `now` is before that instant the request is denied with the time left and nothing is
- * written (the instant, not the TTL, decides, so client time works as server time does). Otherwise the step decides; an admission is written as in
- * SINGLE_BODY; a denial that waiting could cure starts the ban (SET … PX banMs, the last ARGV) and is
- * answered as its first denial; a cost no policy can grant is denied without a ban.
+ * KEYS[2] is the ban: the instant it ends and the cost of the denial that started it (two packed
+ * doubles, BAN_OF), kept with a TTL of the ban's length (so it is gone once over). While `now` is
+ * before that instant the request is denied with the time left and nothing is written (the instant,
+ * not the TTL, decides, so client time works as server time does). Otherwise the step decides; an
+ * admission is written as in SINGLE_BODY; a denial that waiting could cure starts the ban (SET … PX
+ * banMs, ARGV after the parameters) and is answered as its first denial; a cost no policy can grant is
+ * denied without a ban.
  */
+const BAN_OF = `
+local function ban_of(raw)
+  if #raw ~= 16 then error({ err = CORRUPT }) end
+  return unpack('<dd', raw)
+end
+`;
+
 const BAN_BODY = `
 local banMs = tonumber(ARGV[first + 2])
 local banned = redis.call('GET', KEYS[2])
 if banned then
-  local left = tonumber(banned) - now
+  local left = ban_of(banned) - now
   if left > 0 then return { 0, 0, num(left), num(left) } end
 end
 local ok, remaining, retry, reset, ttl, state = STEP(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
@@ -83,8 +92,33 @@ if ok then
   return { 1, num(remaining), num(retry), num(reset) }
 end
 if retry == INF then return { 0, num(remaining), num(retry), num(reset) } end
-if commit then redis.call('SET', KEYS[2], now + banMs, 'PX', banMs) end
+if commit then redis.call('SET', KEYS[2], pack('<dd', now + banMs, cost), 'PX', banMs) end
 return { 0, 0, banMs, banMs }
+`;
+
+/**
+ * BAN_REFUND_BODY is REFUND_BODY with the ban's lift (core's ban.ts): after giving `cost` back, a ban
+ * still running (KEYS[2]) is deleted when the step, on the state now held, admits the cost whose
+ * denial started it. Replies 3 when it lifted the ban, else as REFUND_BODY (2 changed, 1 not).
+ */
+const BAN_REFUND_BODY = `
+local p1, p2 = tonumber(ARGV[first]), tonumber(ARGV[first + 1])
+local held = redis.call('GET', KEYS[1])
+local changed, ttl, state = STEP_refund(held, now, cost, p1, p2)
+if changed then
+  if ttl > 0 then redis.call('SET', KEYS[1], state, 'PX', px_text(ttl)) else redis.call('DEL', KEYS[1]) end
+  held = ttl > 0 and state
+end
+local banned = redis.call('GET', KEYS[2])
+if banned then
+  local ends, need = ban_of(banned)
+  if now < ends and STEP(held, now, need, p1, p2) then
+    redis.call('DEL', KEYS[2])
+    return 3
+  end
+end
+if changed then return 2 end
+return 1
 `;
 
 /** Every script made so far, by SHA-1: scripts are made on demand and kept for the process. */
@@ -139,5 +173,11 @@ export function refundScript(algorithm: StepName, clientTime: boolean): Script {
 /** banScript is the script deciding one policy of `algorithm` behind a ban. */
 export function banScript(algorithm: StepName, clientTime: boolean): Script {
   const step = STEPS[algorithm];
-  return script(clientTime, step.source, BAN_BODY.replace('STEP', step.name));
+  return script(clientTime, `${step.source}${BAN_OF}`, BAN_BODY.replace('STEP', step.name));
+}
+
+/** banRefundScript is the script giving cost back to one policy of `algorithm` behind a ban, lifting the ban when it no longer holds. */
+export function banRefundScript(algorithm: StepName, clientTime: boolean): Script {
+  const step = STEPS[algorithm];
+  return script(clientTime, `${step.withRefund}${BAN_OF}`, BAN_REFUND_BODY.replaceAll('STEP', step.name));
 }

@@ -1,13 +1,13 @@
 /**
- * MUTANTS of the lease ledger (src/lease-ledger.ts), each one classic slip; the ledger's property test
+ * MUTANTS of the lease ledger (src/lease/lease-ledger.ts), each one classic slip; the ledger's property test
  * (src/lease-ledger.test.ts) must catch every one:
  *   overspending  spends when the lease is one unit short (held ≥ cost − 1);
  *   forgetful     expired units vanish without being answered for return;
  *   greedy        a refill asks k whatever is still held (a process can hold up to 2k);
  *   late          a refill's units expire ttlMs after the answer, not after the send.
  */
-import * as ledger from '../../src/lease-ledger.js';
-import type { LeaseLedger } from '../../src/lease-ledger.js';
+import * as ledger from '../../src/lease/lease-ledger.js';
+import type { LeaseLedger } from '../../src/lease/lease-ledger.js';
 
 export type Ledger = Pick<typeof ledger, 'expire' | 'spend' | 'ask' | 'receive' | 'drain' | 'held' | 'emptyLedger'>;
 

@@ -6,7 +6,7 @@
  */
 import type { Algorithm, Decision, Policy, Store, StoreBinding } from '@ratekeeper/core';
 import { scriptParams } from '../../src/binding.js';
-import { decodeOne } from '../../src/decisions.js';
+import { decodeOne } from '../../src/transport/decisions.js';
 import { storageKey } from '../../src/keys.js';
 import { type StepName, singleScript } from '../../src/lua/scripts.js';
 

@@ -13,7 +13,7 @@ import { RedisStore } from '../../dist/esm/index.js';
 const [port, key, limit, leaseTtlMs, mode] = process.argv.slice(2);
 const client = new Redis({ port: Number(port), host: '127.0.0.1' });
 client.on('error', () => {});
-const store = new RedisStore({ client, leaseTtlMs: Number(leaseTtlMs) });
+const store = new RedisStore({ client, leaseTtlMs: Number(leaseTtlMs), timeoutMs: Math.floor(Number(leaseTtlMs) / 3) });
 const limiter = new ConcurrencyLimiter({ limit: Number(limit), name: 'crash', store });
 let held = 0;
 if (mode === 'forever') {

@@ -17,9 +17,18 @@ export interface WorkerSetup {
   readonly members: readonly Spec[];
   readonly composite?: 'atomic' | 'parallel-union';
   readonly skewMs: number;
-  /** The store's timeoutMs and batch options; default: the store's defaults. */
+  /** The store's timeoutMs, batch and fallbackDivisor options; default: the store's defaults. */
   readonly timeoutMs?: number;
   readonly batch?: boolean;
+  readonly fallbackDivisor?: number | 'peers';
+  /** The store's first call, outside the count: a consume on the worker's own key (default) or a peek on another. */
+  readonly warm?: 'consume' | 'peek';
+  /** A busy process (see worker.mjs): CPU burnt per admitted request, and in slices per turn of the loop. */
+  readonly busy?: { readonly handlerMs?: number; readonly sliceMs?: number };
+  /** No reply arrives until this many ms after the store's first command (Redis itself is healthy). */
+  readonly slowStartMs?: number;
+  /** The @ratekeeper/redis build to load (a mutant build, ./mutant-builds.ts); default: dist. */
+  readonly dist?: string;
   /** Lease mode: the single member wrapped in a LeasedLimiter with these options (closed after the run). */
   readonly lease?: { readonly units: number; readonly ttlMs?: number };
   /** [key, cost] pairs, fired all at once on 'go'. */
@@ -35,13 +44,17 @@ export interface WorkerReport {
   readonly failures: readonly string[];
   /** Lease mode: the most units the process held out of one requested key's bucket at a decision (0 otherwise). */
   readonly maxHeld: number;
+  /** The longest any one decision took, from its call to its answer, in ms. */
+  readonly slowestMs: number;
+  /** The process's own lateness during the burst, in ms (the sum of a 10 ms timer's delays). */
+  readonly lateMs: number;
   /** Lease mode: the store's lease counters after the limiter was closed. */
   readonly leasing: { readonly refills: number; readonly units: number; readonly returned: number } | null;
 }
 
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
 
-type Message = { type: 'ready' } | ({ type: 'done' } & WorkerReport) | { type: 'error'; message: string };
+type Message = { type: 'ready' } | ({ type: 'done' } & WorkerReport) | { type: 'peers'; peers: number } | { type: 'error'; message: string };
 
 export class WorkerPool {
   readonly #children: ChildProcess[];
@@ -54,12 +67,32 @@ export class WorkerPool {
     return this.#children.length;
   }
 
-  /** run sets up worker first + i with setups[i] (fewer setups: fewer workers), then starts all at once. */
-  async run(setups: readonly WorkerSetup[], first = 0): Promise<WorkerReport[]> {
+  /**
+   * run sets up worker first + i with setups[i] (fewer setups: fewer workers), then starts all at once;
+   * `beforeGo` runs once every worker is ready, before any starts (to stop a server, say).
+   */
+  async run(setups: readonly WorkerSetup[], first = 0, beforeGo?: () => Promise<void>): Promise<WorkerReport[]> {
     const children = this.#children.slice(first, first + setups.length);
     await Promise.all(children.map((child, i) => this.#ask(child, { type: 'setup', ...setups[i] }, 'ready')));
+    await beforeGo?.();
     const reports = children.map((child) => this.#ask(child, { type: 'go' }, 'done'));
     return (await Promise.all(reports)) as unknown as WorkerReport[];
+  }
+
+  /**
+   * coldBurst starts worker first + i on setups[i] the moment it can (no barrier: each connects, builds
+   * its store and fires its requests at once, as a freshly started process meets traffic already
+   * arriving) and collects the reports.
+   */
+  async coldBurst(setups: readonly WorkerSetup[], first = 0): Promise<WorkerReport[]> {
+    const children = this.#children.slice(first, first + setups.length);
+    return (await Promise.all(children.map((child, i) => this.#ask(child, { type: 'cold-burst', ...setups[i] }, 'done')))) as unknown as WorkerReport[];
+  }
+
+  /** peers asks every worker how many peers its store last counted (RedisStore.peers). */
+  async peers(): Promise<number[]> {
+    const replies = await Promise.all(this.#children.map((child) => this.#ask(child, { type: 'peers' }, 'peers')));
+    return replies.map((reply) => (reply as { peers: number }).peers);
   }
 
   #ask(child: ChildProcess, message: object, want: Message['type']): Promise<Message> {

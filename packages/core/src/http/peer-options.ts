@@ -1,0 +1,46 @@
+/**
+ * The option names users bring from express-rate-limit, @fastify/rate-limit, rate-limiter-flexible,
+ * koa-ratelimit and hono-rate-limiter, each with what to write instead. An adapter refuses an option
+ * it does not take (a typo must never run on a default); when the name is one of these, the refusal
+ * says what ratekeeper calls it, so the first line a user of those libraries types fails with its
+ * translation: `unknown option "max": ratekeeper calls it "limit" …`. MIGRATING.md has the full tables.
+ */
+const PEER_OPTIONS: Readonly<Record<string, string>> = {
+  max: `ratekeeper calls it "limit" (with windowMs: { limit: 100, windowMs: 900_000 }, a fixed window like express-rate-limit's)`,
+  points: `ratekeeper calls it "limit" (rate-limiter-flexible's points per duration: { limit: points, windowMs: duration * 1000 })`,
+  duration: `ratekeeper takes "windowMs", in milliseconds (duration: 60 → windowMs: 60_000)`,
+  timeWindow: `ratekeeper takes "windowMs", a number of milliseconds (timeWindow: '1 minute' → windowMs: 60_000)`,
+  message: `write a handler instead: handler: (req, res) => res.send('Too many requests') (it runs with the status already set to 429)`,
+  statusCode: `write a handler that sets it: handler: (req, res) => res.status(503).send('…') (the default is 429)`,
+  errorResponseBuilder: `write a handler instead: handler: (request, reply, decision) => ({ error: 'Too many requests' }) (status 429 preset)`,
+  errorMessage: `write a handler instead: handler: (ctx) => { ctx.body = 'Too many requests' } (status 429 preset)`,
+  standardHeaders: `ratekeeper calls it "headers": 'draft-10' (default: RateLimit and RateLimit-Policy, the successor of 'draft-7'/'draft-8'), 'legacy' (X-RateLimit-*), 'both' or false`,
+  legacyHeaders: `ratekeeper folds it into "headers": headers: 'both' (draft-10 and X-RateLimit-*), 'legacy' (X-RateLimit-* alone)`,
+  addHeaders: `ratekeeper calls it "headers": 'draft-10' (default), 'legacy', 'both' or false`,
+  addHeadersOnExceeding: `ratekeeper calls it "headers": 'draft-10' (default), 'legacy', 'both' or false`,
+  enableDraftSpec: `ratekeeper calls it "headers": 'draft-10' is the default`,
+  disableHeader: `ratekeeper calls it "headers": headers: false`,
+  keyGenerator: `ratekeeper calls it "key": key: (req) => req.get('x-api-key') ?? req.ip`,
+  id: `ratekeeper calls it "key": key: (ctx) => ctx.ip`,
+  skipSuccessfulRequests: `ratekeeper counts by outcome with "countOutcome": countOutcome: (o) => o.status >= 400`,
+  skipFailedRequests: `ratekeeper counts by outcome with "countOutcome": countOutcome: (o) => o.status < 400`,
+  requestWasSuccessful: `ratekeeper counts by outcome with "countOutcome": countOutcome: (o) => o.status >= 400 counts only failures`,
+  keyPrefix: `ratekeeper calls it "name" (the policy's name in store keys and headers)`,
+  identifier: `ratekeeper calls it "name" (the policy's name in store keys and headers)`,
+  nameSpace: `set the store's prefix instead: new RedisStore({ client, prefix: 'rl:' })`,
+  blockDuration: `wrap the limiter in a BanLimiter and pass it as limiter: limiter: new BanLimiter({ limiter, banMs: 60_000 })`,
+  ban: `wrap the limiter in a BanLimiter and pass it as limiter: limiter: new BanLimiter({ limiter, banMs: 60_000 })`,
+  whitelist: `ratekeeper calls it "allowList" (IP addresses and CIDR ranges), or use skip: (req) => …`,
+  blacklist: `ratekeeper calls it "denyList" (IP addresses and CIDR ranges, answered 403)`,
+  driver: `pass a store instead: store: new RedisStore({ client })`,
+  db: `pass a store instead: store: new RedisStore({ client })`,
+  storeClient: `pass a store instead: store: new RedisStore({ client })`,
+  passOnStoreError: `set it on the store: new RedisStore({ client, onFailure: 'open' }) (default 'fallback': an in-process limit)`,
+  validate: `ratekeeper checks options when rateLimit is called; the trust-proxy check is "proxyWarning" (proxyWarning: false)`,
+  requestPropertyName: `the decision is always on req.rateLimit (Express, Fastify), ctx.state.rateLimit (Koa), c.var.rateLimit (Hono)`,
+};
+
+/** peerOption is the translation for an option name another rate limiter uses, or undefined. */
+export function peerOption(name: string): string | undefined {
+  return Object.hasOwn(PEER_OPTIONS, name) ? PEER_OPTIONS[name] : undefined;
+}

@@ -1,0 +1,27 @@
+/**
+ * The remote store kit: what every store that decides on a server (Redis, PostgreSQL, MySQL, a Durable
+ * Object) shares, so that the failure policy and its guarantees are one implementation: the Remote that
+ * bounds every call and judges the server by its silence while this process listens (./remote.ts), the
+ * server clock behind the deadlines that keep a call from being decided twice (./server-clock.ts), the
+ * failures and their event payload (./failure.ts), the failure policy's decisions (./decisions.ts), the
+ * fallback's share of a limit (./fallback.ts) and the peer count it divides by (./peers.ts), and the
+ * failure options with their defaults and messages (./options.ts).
+ */
+export { type Outcome, type Request, type RemoteOptions, MAX_WAIT_FACTOR, Remote } from './remote.js';
+export { RATE_BOUND, ServerClock } from './server-clock.js';
+export { Failure, type FailureInfo, type FailureReason, OVERDUE, TIMEOUT, UNAVAILABLE, failureInfo, unreachable } from './failure.js';
+export { CLOSED_RETRY_AFTER_MS, type FailurePolicy, closedDecision, decideByPolicy, fallbackDecision, openDecision } from './decisions.js';
+export { Fallback, fallbackPolicy } from './fallback.js';
+export { forgetFailureWarnings, warnFailureOnce } from './failure-warning.js';
+export { BEAT_MS, MEMBER_TTL_MS, Peers, peerId } from './peers.js';
+export {
+  DEFAULT_PROBE_INTERVAL_MS,
+  DEFAULT_TIMEOUT_MS,
+  FAILURE_OPTIONS,
+  type FailureOptions,
+  type FallbackStore,
+  type ResolvedFailureOptions,
+  integerMs,
+  optionFail,
+  resolveFailureOptions,
+} from './options.js';

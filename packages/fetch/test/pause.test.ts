@@ -1,0 +1,5 @@
+/** Concurrency leases on Redis come back after a short outage: the adapter contract's pause suite, over real HTTP. */
+import { pauseSuite } from '@ratekeeper/adapter-contract';
+import { driver } from './helpers.js';
+
+pauseSuite([driver]);

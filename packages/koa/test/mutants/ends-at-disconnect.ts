@@ -1,0 +1,16 @@
+/**
+ * Mutant: an adapter whose requests end when their clients disconnect (the response reads as answered
+ * at that moment), as every adapter did before: a lease goes back while its handler still works, so a
+ * client beats a concurrency limit by disconnecting. workSuite must catch it.
+ */
+import type { Middleware } from 'koa';
+import { endsAtDisconnect } from '@ratekeeper/adapter-contract';
+import { type KoaRateLimitOptions, rateLimit } from '../../src/index.js';
+
+export function releasesAtDisconnect(options: KoaRateLimitOptions): Middleware {
+  const real = rateLimit(options);
+  return function rateLimitMutant(ctx, next) {
+    endsAtDisconnect(ctx.res);
+    return real(ctx, next);
+  };
+}

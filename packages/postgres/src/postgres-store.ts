@@ -1,0 +1,199 @@
+/**
+ * PostgresStore shares limits between every process that reaches one PostgreSQL database: the
+ * database an application already runs, without Redis. Every core rate limiter accepts it unchanged
+ * (`store: new PostgresStore({ client: pool })`) and then answers with promises.
+ *
+ * Exactness: the calls in flight together leave as one batch (./batcher.ts), and a batch is one
+ * transaction (./transaction.ts) that locks its rows in key order, runs core's own TypeScript steps on
+ * them in arrival order (./apply.ts) and writes the changed rows back with its COMMIT. A row lock
+ * serializes every process's batches on a key, so the decisions are the memory store's, whatever the
+ * number of processes; composites decide all members in one op (./composite.ts), all or nothing.
+ * Time is the database's clock_timestamp() by default (no app server's clock can bend a limit), or
+ * the limiter's clock with `time: 'client'`.
+ *
+ * Capabilities: every core rate algorithm (token bucket, GCRA, sliding window, fixed window, sliding
+ * log), composites, peek, refund, reset, and bans (BanLimiter: `banned`, ./bans.ts), decided in
+ * front of the algorithm in the same op of the same transaction, and reserve/wait (`reserveAll`:
+ * the memory store's booking code run on the locked rows, ./reserve.ts), and concurrency leases that
+ * expire on the store's clock when their process stops renewing them (./leases.ts).
+ *
+ * Failure is a policy, not an accident: every batch runs through core's Remote, which waits for a busy
+ * database (one answering a queue) and fails the calls of a stopped one once their deadline has
+ * certainly passed, so no call is decided both locally and by the database (./transaction.ts). The
+ * calls are then decided by `onFailure` ('fallback', default: an in-process limiter with the
+ * policy's share of the limit, divided by the processes last seen; 'open'; 'closed') and reported
+ * through the 'failure' event; no call rejects and no error text reaches a Decision.
+ */
+import { EventEmitter } from 'node:events';
+import type { Algorithm, Bans, Booking, ConcurrencyPolicy, Decision, Policy, Store, StoreBinding } from '@ratekeeper/core';
+import { MEMBER_TTL_MS, MAX_WAIT_FACTOR, Peers, Remote, type FailureInfo, type FailurePolicy, peerId } from '@ratekeeper/core/store';
+import type { Backend } from './backend.js';
+import { BAN_SUFFIX, PostgresBans } from './bans.js';
+import { Batcher, expiredAt } from './batcher.js';
+import { PostgresBinding } from './binding.js';
+import { PostgresLeases } from './leases.js';
+import { type Plan, decideAll, makePlan } from './composite.js';
+import { failureOf } from './failure.js';
+import { type PostgresStoreOptions, type TimeSource, resolveOptions } from './options.js';
+import { MAX_NAME_LENGTH } from './keys.js';
+import { Bookings } from './reserve.js';
+import { Schema } from './schema.js';
+import { beatSql } from './sql.js';
+import { Sweeper } from './sweep.js';
+
+export interface PostgresStoreEvents {
+  failure: [info: FailureInfo];
+}
+
+const OWNER = 'PostgresStore';
+
+export class PostgresStore extends EventEmitter<PostgresStoreEvents> implements Store<'async'>, Bans<'async'> {
+  readonly mode = 'async';
+  readonly table: string;
+  readonly time: TimeSource;
+  readonly timeoutMs: number;
+  readonly onFailure: FailurePolicy;
+  readonly #backend: Backend;
+  readonly #batcher: Batcher;
+  readonly #peers: Peers;
+  readonly #names = new Map<string, string>();
+  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan>();
+  readonly #bookings = new Bookings();
+  readonly #leaseTtlMs: number;
+
+  constructor(options: PostgresStoreOptions) {
+    super();
+    const o = resolveOptions(options);
+    this.table = o.table;
+    this.time = o.time;
+    this.timeoutMs = o.timeoutMs;
+    this.onFailure = o.onFailure;
+    this.#leaseTtlMs = o.leaseTtlMs;
+    const { db, table } = o;
+    const remote = new Remote({ timeoutMs: o.timeoutMs, probeIntervalMs: o.probeIntervalMs, failureOf, expiredAt });
+    const schema = new Schema(db, table, o.createTable, o.unlogged);
+    const sweeper = new Sweeper(db, table);
+    this.#batcher = new Batcher(
+      remote,
+      {
+        db,
+        table,
+        clientTime: o.time === 'client',
+        giveUpMs: 2 * MAX_WAIT_FACTOR * o.timeoutMs,
+        ready: () => schema.ready(),
+        committed: (timeMs) => sweeper.committed(timeMs),
+        alive: () => remote.alive(),
+      },
+      o.timeoutMs,
+    );
+    const beat = async () => {
+      await schema.ready();
+      return Number((await db.query(beatSql(table, peerId(), MEMBER_TTL_MS)))[0]?.['n']);
+    };
+    this.#peers = new Peers(remote, () => ({ deadlined: false, send: beat }));
+    if (o.fallbackDivisor === 'peers') remote.onFirstCall(() => this.#peers.start());
+    const divisor = o.fallbackDivisor;
+    this.#backend = {
+      batcher: this.#batcher,
+      onFailure: o.onFailure,
+      fallbackStore: o.fallbackStore,
+      fallbackDivisor: divisor === 'peers' ? () => this.#peers.count : () => divisor,
+      report: (info) => this.#report(info),
+    };
+  }
+
+  /** bind prepares a binding of `policy` (a concurrency limit's leases: ./leases.ts), refused for a name bound here with other parameters. */
+  bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): PostgresBinding<P> | PostgresLeases {
+    if (policy.name.length > MAX_NAME_LENGTH) throw new TypeError(`${OWNER}: policy names are at most ${MAX_NAME_LENGTH} characters, got ${policy.name.length}`);
+    if (algorithm.name !== policy.algorithm) throw new TypeError(`${OWNER}: algorithm ${algorithm.name} cannot decide a ${policy.algorithm} policy`);
+    const signature = JSON.stringify(policy);
+    const known = this.#names.get(policy.name);
+    if (known !== undefined && known !== signature) {
+      throw new TypeError(`${OWNER}: policy name "${policy.name}" is already bound with other parameters; give each limit its own name`);
+    }
+    this.#names.set(policy.name, signature);
+    if (policy.algorithm === 'concurrency')
+      return new PostgresLeases(this.#backend, algorithm as unknown as Algorithm<ConcurrencyPolicy>, policy as ConcurrencyPolicy, this.#leaseTtlMs);
+    return new PostgresBinding(this.#backend, algorithm, policy);
+  }
+
+  /**
+   * banned puts a ban of `banMs` in front of one of this store's bindings, decided in the same transaction (./bans.ts).
+   * @internal BanLimiter calls it.
+   */
+  banned(binding: StoreBinding<'async'>, banMs: number): PostgresBans {
+    if (!(binding instanceof PostgresBinding) || binding.backend !== this.#backend) throw new TypeError(`${OWNER}: bans apply to a rate limit bound to this PostgresStore`);
+    if (binding.policy.name.length + BAN_SUFFIX.length > MAX_NAME_LENGTH) {
+      throw new TypeError(`${OWNER}: a banned policy's name is at most ${MAX_NAME_LENGTH - BAN_SUFFIX.length} characters, got ${binding.policy.name.length}`);
+    }
+    return new PostgresBans(binding, banMs);
+  }
+
+  /** prepareAll checks a composite once, when CompositeLimiter is built (./composite.ts). */
+  prepareAll(bindings: readonly StoreBinding<'async'>[]): void {
+    this.#planOf(bindings);
+  }
+
+  /** planOf is the checked plan of `bindings`, made once (it throws for bindings this store cannot decide together). */
+  #planOf(bindings: readonly StoreBinding<'async'>[]): Plan {
+    let plan = this.#plans.get(bindings);
+    if (plan === undefined) {
+      plan = makePlan(this.#backend, bindings);
+      this.#plans.set(bindings, plan);
+    }
+    return plan;
+  }
+
+  /** consumeAll decides a composite in one transaction, all or nothing (./composite.ts). */
+  consumeAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
+    let plan: Plan;
+    try {
+      plan = this.#planOf(bindings);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return decideAll(this.#backend, plan, key, now, cost, commit);
+  }
+
+  /**
+   * reserveAll books `cost` for `key` on these bindings (one, or a composite's members) at the first
+   * instant every one admits it, no earlier than the latest booking on any of them, all or nothing, in
+   * one transaction (core's reserve.ts contract; ./reserve.ts); `maxWaitMs` -1 means no bound.
+   */
+  reserveAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
+    let plan: Plan;
+    try {
+      plan = this.#planOf(bindings);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const members = plan.members.filter((m): m is PostgresBinding => m instanceof PostgresBinding);
+    if (members.length !== plan.members.length) return Promise.reject(new TypeError(`${OWNER}: a concurrency lease cannot be booked`));
+    return this.#bookings.book(members, key, now, cost, maxWaitMs);
+  }
+
+  /**
+   * peers is the number of processes last seen deciding on this table (this one included; 1 until a
+   * beat has been answered): with the default `fallbackDivisor`, each process's fallback enforces the
+   * limit divided by it while the database cannot decide.
+   */
+  get peers(): number {
+    return this.#peers.count;
+  }
+
+  /** batching counts the transactions sent and the calls they carried: calls ÷ batches is the mean batch size. */
+  get batching(): { readonly batches: number; readonly calls: number } {
+    return { batches: this.#batcher.batches, calls: this.#batcher.calls };
+  }
+
+  /** A listener that throws is the caller's bug: it surfaces as an uncaught exception, not in a decision. */
+  #report(info: FailureInfo): void {
+    try {
+      this.emit('failure', info);
+    } catch (error) {
+      process.nextTick(() => {
+        throw error;
+      });
+    }
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * Exactness across processes: 8 worker processes, each with its own client (four pg Pools, four
+ * postgres.js sql) and a PostgresStore of DEFAULT options on one table, make 2,000 requests each, all
+ * in flight at once (after a barrier), on one key with a limit of 500: exactly 500 are admitted, every
+ * run, for every algorithm, concurrency leases (500 taken and held) and a composite, with no failure
+ * and no fallback decision. A mutant build
+ * that reads the rows without locking them ('no-lock') runs in the same harness and must over-admit,
+ * which shows the harness is concurrent enough to catch a store whose batches are not serialized.
+ *
+ * Runs alternate between a key with no row yet (every process inserts it at once) and a key whose
+ * row exists (reset before the burst).
+ *
+ * Windows of 10^12 ms and a refill of one token per 10^6 s keep a run from crossing a window boundary
+ * or minting a token, so exactly 500 is the right answer.
+ *
+ * Bans (BanLimiter over the fixed window, banMs 10^9, far below the window's 10^12 so a ban's denial
+ * and the window's are told apart): a burst on a free key admits exactly 500 and answers every other
+ * request with the ban (the first ban denial is banMs exactly, none the window's); a burst on a key
+ * already banned admits none, and leaves the ban's row and the algorithm's row byte for byte as they
+ * were (a denial while banned changes nothing). A mutant build whose denials during a ban restart it
+ * ('denial-rebans') runs in the same harness and must move the ban's end.
+ */
+import { BanLimiter, FixedWindowLimiter } from '@ratekeeper/core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PostgresStore } from '../src/index.js';
+import { nameHead, rowKey } from '../src/keys.js';
+import { describeDb, dropTables, pgPool, uniqueTable } from './support/db.js';
+import { failuresOf } from '@ratekeeper/store-contract';
+import { type MutantName, mutantBuild } from './support/mutant-builds.js';
+import { type MemberSpec, WorkerPool, totalAdmitted } from './support/workers.js';
+
+const WORKERS = 8;
+const REQUESTS = 2000;
+const LIMIT = 500;
+const HUGE_WINDOW_MS = 1e12;
+/** RATEKEEPER_EXACT_RUNS repeats each run (nightly: 20). */
+const RUNS = Number(process.env['RATEKEEPER_EXACT_RUNS'] ?? 2);
+
+const SPECS: readonly MemberSpec[] = [
+  { algorithm: 'token-bucket', capacity: LIMIT, refillPerSecond: 1e-6 },
+  { algorithm: 'sliding-window', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
+  { algorithm: 'fixed-window', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
+  { algorithm: 'sliding-log', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
+  // Leases: 500 taken and held (nothing releases them during the burst).
+  { algorithm: 'concurrency', limit: LIMIT },
+];
+// The token bucket (500) binds; the fixed window (700) must record exactly the 500 admitted.
+const COMPOSITE: readonly MemberSpec[] = [SPECS[0] as MemberSpec, { algorithm: 'fixed-window', limit: 700, windowMs: HUGE_WINDOW_MS }];
+
+const BAN_MS = 1e9;
+
+const table = uniqueTable('burst');
+const admin = pgPool({ max: 2 });
+let pool: WorkerPool;
+let runs = 0;
+
+beforeAll(() => {
+  pool = new WorkerPool(WORKERS);
+});
+
+afterAll(async () => {
+  pool?.close();
+  await admin.end();
+  await dropTables(table);
+});
+
+/** burst runs one burst on a new key: a key with no row yet (the rows are inserted under contention), or, `resetFirst`, a row that exists. */
+function burst(members: readonly MemberSpec[], resetFirst: boolean, dist?: string, ban?: { key: string; banMs: number }) {
+  const key = ban?.key ?? `exact-${runs++}`;
+  const requests = Array.from({ length: REQUESTS }, () => [key, 1] as const);
+  const setups = Array.from({ length: WORKERS }, (_, i) => ({
+    table,
+    client: i % 2 === 0 ? ('pg' as const) : ('postgres' as const),
+    members,
+    requests,
+    resetFirst,
+    ...(dist === undefined ? {} : { dist }),
+    ...(ban === undefined ? {} : { banMs: ban.banMs }),
+  }));
+  return pool.run(setups);
+}
+
+describeDb('8 processes × 2,000 requests in flight on one key of one table with a limit of 500', () => {
+  for (const spec of SPECS) {
+    it(`admits exactly 500 by ${spec.algorithm}, run after run`, async () => {
+      for (let run = 0; run < RUNS; run++) {
+        const reports = await burst([spec], run % 2 === 1);
+        expect(failuresOf(reports)).toEqual([]);
+        expect(reports.map((r) => r.failed)).toEqual(Array(WORKERS).fill(0));
+        expect(totalAdmitted(reports)).toBe(LIMIT);
+      }
+    });
+  }
+
+  it('admits exactly 500 through a composite of a token bucket and a fixed window, run after run', async () => {
+    for (let run = 0; run < RUNS; run++) {
+      const reports = await burst(COMPOSITE, run % 2 === 1);
+      expect(failuresOf(reports)).toEqual([]);
+      expect(totalAdmitted(reports)).toBe(LIMIT);
+    }
+  });
+
+  const FIXED = SPECS[2] as MemberSpec;
+  /** rowsOf answers the ban's row and the algorithm's row of `key` under the fixed window's default name, as stored: 'state expiry', or undefined. */
+  async function rowsOf(key: string): Promise<{ ban: string | undefined; window: string | undefined }> {
+    const name = new FixedWindowLimiter({ limit: LIMIT, windowMs: HUGE_WINDOW_MS }).policy.name;
+    const read = async (row: string) => {
+      const found = await admin.query(`SELECT state::text AS s, expires_at::text AS e FROM ${table} WHERE k = decode('${row}','hex')`);
+      return found.rows[0] === undefined ? undefined : `${found.rows[0].s} ${found.rows[0].e}`;
+    };
+    return { ban: await read(rowKey(nameHead(`${name}#ban`), key)), window: await read(rowKey(nameHead(name), key)) };
+  }
+
+  it('bans exactly: 500 admitted, every other request denied by the ban and none by the window, run after run', async () => {
+    for (let run = 0; run < RUNS; run++) {
+      const key = `ban-${runs++}`;
+      const reports = await burst([FIXED], run % 2 === 1, undefined, { key, banMs: BAN_MS });
+      expect(failuresOf(reports)).toEqual([]);
+      expect(reports.map((r) => r.failed)).toEqual(Array(WORKERS).fill(0));
+      expect(totalAdmitted(reports)).toBe(LIMIT);
+      const denied = reports.flatMap((r) => (r.denied === null ? [] : [r.denied]));
+      expect(Math.max(...denied.map((d) => d.most)), 'the first denial starts the ban: banMs').toBe(BAN_MS);
+      expect(Math.min(...denied.map((d) => d.least)), 'every denial is the ban, none the window').toBeGreaterThan(BAN_MS - 600_000);
+      const { ban } = await rowsOf(key);
+      expect(ban, 'the ban, started by a request of cost 1, expiring at its end').toMatch(/^\{([0-9.e+]+),1\} \1$/);
+    }
+  });
+
+  /** bannedBurst bans a key from this process, then bursts on it; answers the reports and the key's rows before and after. */
+  async function bannedBurst(dist?: string) {
+    const key = `banned-${runs++}`;
+    const store = new PostgresStore({ client: admin, table });
+    const limiter = new BanLimiter({ limiter: new FixedWindowLimiter({ limit: LIMIT, windowMs: HUGE_WINDOW_MS, store }), banMs: BAN_MS });
+    const decisions = await Promise.all(Array.from({ length: LIMIT + 1 }, () => limiter.consume(key)));
+    expect(decisions.filter((d) => d.allowed).length).toBe(LIMIT);
+    expect((decisions[LIMIT] as { retryAfterMs: number }).retryAfterMs, 'the 501st request starts the ban').toBe(BAN_MS);
+    const before = await rowsOf(key);
+    const reports = await burst([FIXED], false, dist, { key, banMs: BAN_MS });
+    return { reports, before, after: await rowsOf(key) };
+  }
+
+  it("denies a banned key every request and changes nothing: the ban's end and the window's count stay as they were", async () => {
+    for (let run = 0; run < RUNS; run++) {
+      const { reports, before, after } = await bannedBurst();
+      expect(failuresOf(reports)).toEqual([]);
+      expect(totalAdmitted(reports)).toBe(0);
+      expect(Math.max(...reports.map((r) => r.denied?.most ?? Number.NaN)), 'while banned: the time left').toBeLessThan(BAN_MS);
+      expect(before.ban, 'the ban before the burst').toMatch(/^\{([0-9.e+]+),1\} \1$/);
+      expect(before.window, 'the window before the burst').toMatch(/^\{/);
+      expect(after).toEqual(before);
+    }
+  });
+
+  it('catches denials that restart the ban (denial-rebans) moving its end in the same harness', async () => {
+    const { before, after } = await bannedBurst(mutantBuild('denial-rebans'));
+    expect(after.ban).not.toEqual(before.ban);
+  });
+
+  const mutants: readonly [string, MutantName][] = [['rows read without a lock', 'no-lock']];
+  for (const [name, mutant] of mutants) {
+    it(`catches ${name} over-admitting in the same harness`, async () => {
+      // A race shows when two processes' first batches overlap: up to 5 bursts (a loaded machine can stagger their start).
+      const dist = mutantBuild(mutant);
+      let admitted = 0;
+      for (let run = 0; run < 5 && admitted <= LIMIT; run++) admitted = totalAdmitted(await burst([SPECS[2] as MemberSpec], true, dist));
+      expect(admitted).toBeGreaterThan(LIMIT);
+    });
+  }
+});

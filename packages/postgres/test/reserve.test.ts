@@ -1,0 +1,255 @@
+/**
+ * reserve and wait on PostgresStore, beyond the shared contract (store-contract.test.ts, which runs
+ * every reserve check on both clients):
+ *
+ * - under concurrency: four stores, each with its own pg Pool, book 40 unit requests each on one key,
+ *   one after another per store and the four at once (160 transactions interleaved on the server), for
+ *   every algorithm: taken in the order of their instants the bookings are exactly the memory store's
+ *   one-at-a-time queue (exactly `limit` go at once, the rest at the instants a queue gives), and
+ *   replayed at their instants on a fresh limiter every one is admitted (never beyond the limit);
+ * - a cancel at or after the booked instant gives nothing back (the request may have gone): after it,
+ *   exactly one of two consumes is admitted at a limit of 2;
+ * - two cancels of one booking at once: exactly one succeeds, and exactly its one unit comes back;
+ * - a cancel whose transaction runs again (a COMMIT that failed before it left) still gives back,
+ *   once (a Booking's own cancel is once-only, so the store cancels through core's cancelBooking);
+ * - a composite books all its members or none;
+ * - on the server's clock (default options): a spent key books at the next window and a cancel gives
+ *   the place back;
+ * - a booking the database cannot make is refused (`failed`, 'closed'), reported, never decided by
+ *   the failure policy.
+ *
+ * Mutant builds (./support/mutant-builds.ts), each caught by the same check: a booking that does not
+ * keep its ledger ('ledger-unsaved': the next booking ignores those ahead), a cancel that gives back
+ * after the instant ('cancel-after-instant'), and batches without row locks ('no-lock').
+ */
+import { CompositeLimiter, FixedWindowLimiter, type Limiter, ManualClock, MemoryStore, type Policy, type Reservation, reserve, wait } from '@ratekeeper/core';
+import { type Spec, makeLimiter } from '@ratekeeper/store-contract';
+import type pg from 'pg';
+import { afterAll, expect, it } from 'vitest';
+import { type FailureInfo, PostgresStore } from '../src/index.js';
+import { describeDb, dropTables, pgPool, uniqueTable } from './support/db.js';
+import { type MutantName, mutantBuild } from './support/mutant-builds.js';
+
+const STORES = 4;
+const EACH = 40;
+const LIMIT = 5;
+const T0 = 1_700_000_000_000;
+const SPECS: readonly Spec[] = [
+  { algorithm: 'token-bucket', capacity: LIMIT, refillPerSecond: 1 },
+  { algorithm: 'sliding-window', limit: LIMIT, windowMs: 10_000 },
+  { algorithm: 'fixed-window', limit: LIMIT, windowMs: 10_000 },
+  { algorithm: 'sliding-log', limit: LIMIT, windowMs: 10_000 },
+];
+
+const TABLE = uniqueTable('reserve');
+const pools: pg.Pool[] = Array.from({ length: STORES }, () => pgPool({ max: 4 }));
+let run = 0;
+
+afterAll(async () => {
+  for (const pool of pools) await pool.end();
+  await dropTables(TABLE);
+});
+
+type Store = typeof PostgresStore;
+
+async function build(mutant?: MutantName): Promise<Store> {
+  if (mutant === undefined) return PostgresStore;
+  return ((await import(mutantBuild(mutant))) as { PostgresStore: Store }).PostgresStore;
+}
+
+/** queue books EACH unit requests per store, the stores at once, and throws the first broken guarantee. */
+async function queue(spec: Spec, Made: Store): Promise<void> {
+  const clock = new ManualClock(T0);
+  const name = `queue${run++}`;
+  const limiters = pools.map((client) => makeLimiter(spec, new Made({ client, table: TABLE, time: 'client' }), clock, name));
+  const answers = await Promise.all(
+    limiters.map(async (limiter) => {
+      const mine: Reservation<'async'>[] = [];
+      for (let i = 0; i < EACH; i++) mine.push(await reserve(limiter, 'k'));
+      return mine;
+    }),
+  );
+  const got = answers.flat();
+  const refused = got.filter((r) => !r.ok).length;
+  if (refused > 0) throw new Error(`${refused} reservations refused, though a unit cost always fits`);
+  const delays = got.map((r) => r.delayMs).sort((a, b) => a - b);
+  const memory = makeLimiter(spec, new MemoryStore(), new ManualClock(T0));
+  const want = delays.map(() => reserve(memory, 'k').delayMs);
+  const atOnce = delays.filter((d) => d === 0).length;
+  if (atOnce !== LIMIT) throw new Error(`${atOnce} reservations go at once; the limit is ${LIMIT}`);
+  if (delays.some((d, i) => d !== want[i])) throw new Error(`the bookings are not a first-come queue: got ${delays}, a queue gives ${want}`);
+  const replay = new ManualClock(T0);
+  const fresh = makeLimiter(spec, new MemoryStore(), replay);
+  for (const [i, d] of delays.entries()) {
+    replay.set(T0 + d);
+    if (!fresh.consume('k').allowed) throw new Error(`booking ${i} at +${d} ms is early: a fresh limiter denies it there`);
+  }
+}
+
+function fixed(store: PostgresStore, clock: ManualClock, limit: number, windowMs: number): Limiter<Policy, 'async'> {
+  return new FixedWindowLimiter<'async'>({ store, clock, limit, windowMs, name: `fixed${run++}` });
+}
+
+describeDb('reservations from four stores at once, on one key', () => {
+  for (const spec of SPECS) {
+    it(`serves ${spec.algorithm} bookings first come first, exactly as a queue, never beyond the limit`, async () => {
+      await queue(spec, PostgresStore);
+    });
+  }
+
+  const mutants: readonly [string, MutantName, Spec][] = [
+    ['a booking that does not keep its ledger', 'ledger-unsaved', SPECS[2] as Spec],
+    ['batches that read without row locks', 'no-lock', SPECS[2] as Spec],
+  ];
+  for (const [what, mutant, spec] of mutants) {
+    it(`catches ${what} (mutant ${mutant}), within 3 runs`, async () => {
+      const Made = await build(mutant);
+      const caught: unknown[] = [];
+      for (let i = 0; i < 3 && caught.length === 0; i++) await queue(spec, Made).catch((error: unknown) => caught.push(error));
+      expect(String(caught[0])).toMatch(/go at once|not a first-come queue|is early|refused/);
+    });
+  }
+});
+
+describeDb('cancel', () => {
+  /** afterInstant: a booking whose instant has come, cancelled then: how many of two consumes at that instant are admitted (limit 2). */
+  async function afterInstant(Made: Store): Promise<number> {
+    const clock = new ManualClock(T0);
+    const limiter = fixed(new Made({ client: pools[0] as pg.Pool, table: TABLE, time: 'client' }), clock, 2, 1000);
+    for (let i = 0; i < 2; i++) expect((await limiter.consume('k')).allowed).toBe(true);
+    const r = await reserve(limiter, 'k');
+    expect([r.ok, r.delayMs]).toEqual([true, 1000]);
+    clock.set(T0 + 1000); // the instant has come: the request may have gone
+    const cancelled = await r.cancel();
+    const admitted = [await limiter.consume('k'), await limiter.consume('k')].filter((d) => d.allowed).length;
+    expect(cancelled, 'a cancel at the instant').toBe(admitted === 2);
+    return admitted;
+  }
+
+  it('gives nothing back at or after the booked instant: exactly one of two consumes is admitted there (limit 2)', async () => {
+    expect(await afterInstant(PostgresStore)).toBe(1);
+  });
+
+  it('catches a cancel that gives back after the instant (mutant cancel-after-instant)', async () => {
+    expect(await afterInstant(await build('cancel-after-instant'))).toBe(2);
+  });
+
+  it('two cancels of one booking at once: exactly one succeeds, and exactly its unit comes back', async () => {
+    const clock = new ManualClock(T0);
+    const limiter = fixed(new PostgresStore({ client: pools[0] as pg.Pool, table: TABLE, time: 'client' }), clock, 3, 1000);
+    for (let i = 0; i < 3; i++) expect((await limiter.consume('k')).allowed).toBe(true);
+    const booked = await Promise.all([reserve(limiter, 'k'), reserve(limiter, 'k'), reserve(limiter, 'k')]);
+    expect(booked.map((r) => r.delayMs)).toEqual([1000, 1000, 1000]);
+    const middle = booked[1] as Reservation<'async'>;
+    expect((await Promise.all([middle.cancel(), middle.cancel()])).sort()).toEqual([false, true]);
+    clock.set(T0 + 1000);
+    const admitted = (await Promise.all([limiter.consume('k'), limiter.consume('k')])).filter((d) => d.allowed).length;
+    expect(admitted, 'the two bookings left hold 2 of 3 at +1000 ms').toBe(1);
+  });
+
+  it('a cancel whose transaction runs again (its COMMIT failed before it left) still gives back, once', async () => {
+    const real = pools[2] as pg.Pool;
+    let armed = false;
+    // The pool as the store sees it: the first COMMIT text after arming fails before it is sent.
+    const client = {
+      connect: async () => {
+        const connection = await real.connect();
+        return {
+          query: (text: string) => {
+            if (armed && text.includes('; COMMIT')) {
+              armed = false;
+              return Promise.reject(new Error('connection lost before the COMMIT left (test)'));
+            }
+            return connection.query(text);
+          },
+          release: (broken?: boolean) => connection.release(broken),
+          on: (event: 'error', listener: (error: Error) => void) => connection.on(event, listener),
+        };
+      },
+      query: (text: string) => real.query(text),
+      on: (event: 'acquire', listener: (c: unknown) => void) => real.on(event, listener),
+    };
+    const clock = new ManualClock(T0);
+    const limiter = fixed(new PostgresStore({ client, table: TABLE, time: 'client' }), clock, 2, 1000);
+    for (let i = 0; i < 2; i++) expect((await limiter.consume('k')).allowed).toBe(true);
+    const r = await reserve(limiter, 'k');
+    expect([r.ok, r.delayMs]).toEqual([true, 1000]);
+    armed = true;
+    expect(await r.cancel(), 'the cancel, run again after its first COMMIT failed').toBe(true);
+    expect(armed, 'the first COMMIT did fail').toBe(false);
+    expect(await r.cancel(), 'a second cancel of the same booking').toBe(false);
+    clock.set(T0 + 1000);
+    const admitted = (await Promise.all([limiter.consume('k'), limiter.consume('k')])).filter((d) => d.allowed).length;
+    expect(admitted, 'the place came back: both admitted at +1000 ms').toBe(2);
+  });
+
+  it('a composite books every member or none, and its cancel gives back to every member, as on the memory store', async () => {
+    /** observe runs one scenario on `store` and answers what a caller sees at each step. */
+    async function observe(store: PostgresStore | MemoryStore): Promise<unknown[]> {
+      const clock = new ManualClock(T0);
+      const tight = new FixedWindowLimiter({ store, clock, limit: 1, windowMs: 1000, name: 'tight' });
+      const loose = new FixedWindowLimiter({ store, clock, limit: 10, windowMs: 5000, name: 'loose' });
+      const both = new CompositeLimiter([tight, loose]);
+      const seen: unknown[] = [(await both.consume('k')).allowed];
+      const r = await reserve(both, 'k');
+      const refused = await reserve(both, 'k', 1, { maxWaitMs: 500 });
+      seen.push([r.ok, r.delayMs], [refused.ok, refused.delayMs], (await loose.peek('k')).remaining);
+      seen.push(await r.cancel(), (await loose.peek('k')).remaining, (await tight.peek('k')).allowed);
+      clock.set(T0 + 1000);
+      seen.push((await tight.peek('k')).allowed);
+      return seen;
+    }
+    const want = await observe(new MemoryStore());
+    expect(want, 'the memory store: booked at +1000, refused within 500, the loose member given back by the cancel').toEqual([
+      true,
+      [true, 1000],
+      [false, Infinity],
+      7,
+      true,
+      8,
+      false,
+      true,
+    ]);
+    const got = await observe(new PostgresStore({ client: pools[1] as pg.Pool, table: TABLE, time: 'client' }));
+    expect(got).toEqual(want);
+  });
+});
+
+describeDb("on the server's clock (default options)", () => {
+  it('books a spent key at the next window, and a cancel gives the place back', async () => {
+    const store = new PostgresStore({ client: pools[0] as pg.Pool, table: TABLE });
+    const failures: FailureInfo[] = [];
+    store.on('failure', (info) => failures.push(info));
+    // A window of 10^12 ms: a test run never crosses a boundary, so every instant below is exact.
+    const limiter = new FixedWindowLimiter<'async'>({ store, limit: 2, windowMs: 1e12, name: `server${run++}` });
+    const first = await Promise.all([reserve(limiter, 'k'), reserve(limiter, 'k')]);
+    expect(first.map((r) => [r.ok, r.delayMs])).toEqual([
+      [true, 0],
+      [true, 0],
+    ]);
+    const later = await reserve(limiter, 'k');
+    expect(later.ok).toBe(true);
+    expect(later.delayMs, 'the next window is months away').toBeGreaterThan(1e9);
+    const behind = await reserve(limiter, 'k');
+    expect(Math.abs(behind.at - later.at), 'the second booking of the next window: the same boundary').toBeLessThan(1000);
+    expect(await later.cancel()).toBe(true);
+    const again = await reserve(limiter, 'k');
+    expect(Math.abs(again.at - later.at), 'the place given back is booked again').toBeLessThan(1000);
+    const third = await reserve(limiter, 'k', 1, { maxWaitMs: 1e15 });
+    expect(third.at - later.at, 'the next window is full: the one after').toBeGreaterThan(0.9e12);
+    expect(await wait(limiter, 'other', 1, { maxWaitMs: 0 })).toMatchObject({ allowed: true });
+    expect(failures).toEqual([]);
+  });
+
+  it('refuses a booking the database cannot make (failed, closed), reports it, and never falls back', async () => {
+    const store = new PostgresStore({ client: pools[0] as pg.Pool, table: 'rk_reserve_missing', createTable: false, onFailure: 'open' });
+    const failures: FailureInfo[] = [];
+    store.on('failure', (info) => failures.push(info));
+    const limiter = new FixedWindowLimiter<'async'>({ store, limit: 2, windowMs: 1000 });
+    const r = await reserve(limiter, 'k');
+    expect([r.ok, r.delayMs, r.decision.allowed, r.decision.failure]).toEqual([false, Infinity, false, 'closed']);
+    expect(await r.cancel()).toBe(false);
+    expect(failures.map((f) => [f.operation, f.reason])).toEqual([['reserve', 'reply']]);
+    await expect(wait(limiter, 'k')).rejects.toMatchObject({ reason: 'unavailable' });
+  });
+});

@@ -1,0 +1,30 @@
+/**
+ * The same suites on Bun: `bun test` runs this package's test files as they are (Bun's runner takes
+ * the `vitest` imports), with bun:sqlite as the driver (the contention suite checks its workers used
+ * it): the differential properties, bans, leases and reservations, the 8-process contention test and
+ * its mutants, SIGKILL mid-transaction, lease expiry after SIGKILL, failures and bounds. Every test must
+ * pass and the count must be the full one. Bun comes from npm (the `bun` devDependency); a missing
+ * binary skips this file with a warning on a developer machine and fails it in CI.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { bunBinary } from './support/bun.js';
+
+const SUITES = ['differential', 'capabilities', 'contention', 'crash', 'leases', 'failure', 'bounds'].map((name) => `test/${name}.test.ts`);
+/** The tests those files hold (a suite that silently ran fewer would not be the same suite). */
+const TESTS = 6 + 6 + 7 + 2 + 4 + 9 + 5;
+const bun = bunBinary();
+const inCI = process.env['CI'] === 'true';
+if (bun === undefined && !inCI) console.warn('\n*** Bun not found: the Bun suites are SKIPPED. Run pnpm install (it comes from npm); CI fails instead. ***\n');
+
+(bun !== undefined || inCI ? describe : describe.skip)('the suites on Bun', () => {
+  it(`pass there, all ${TESTS} of them`, () => {
+    if (bun === undefined) throw new Error('Bun is missing (the `bun` devDependency); CI must have it');
+    const run = spawnSync(bun, ['test', '--timeout', '120000', ...SUITES], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8', timeout: 1_500_000 });
+    const output = `${run.stdout}${run.stderr}`;
+    const passed = Number(/(\d+) pass/.exec(output)?.[1] ?? -1);
+    const failed = Number(/(\d+) fail/.exec(output)?.[1] ?? -1);
+    expect({ status: run.status, passed, failed }, output.slice(-4000)).toEqual({ status: 0, passed: TESTS, failed: 0 });
+  }, 1_600_000);
+});

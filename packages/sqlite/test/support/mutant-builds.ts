@@ -1,0 +1,46 @@
+/**
+ * Mutant builds of this store: deliberately broken variants, each this package's own source with a few
+ * exact edits, compiled into .builds/<name>/ by @ratekeeper/store-contract's mutantBuilder (every
+ * edit must match its source exactly once, or the build fails loudly).
+ */
+import { fileURLToPath } from 'node:url';
+import { type Edit, mutantBuilder } from '@ratekeeper/store-contract';
+
+const PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
+
+export const MUTANTS = {
+  /** A deferred transaction: it reads first and asks for the write lock at its first write. */
+  'deferred-transaction': [['sql.ts', "begin: p('BEGIN IMMEDIATE'),", "begin: p('BEGIN DEFERRED'),"]],
+  /** No transaction at all: the read and the write of a decision are separate statements. */
+  'no-transaction': [
+    [
+      'file.ts',
+      '      if (!write) open.beginRead.run();\n      else if (probing) open.begin.run();\n      else this.#waitFor(this.#db as Connection, () => open.begin.run());\n',
+      '',
+    ],
+    ['file.ts', '      sql.commit.run();\n', ''],
+  ],
+  /** State kept in single precision (4 bytes a number): a fractional bucket drifts. */
+  'lossy-state': [['codec.ts', 'bytes.writeDoubleLE(state[i] as number, i * 8);', 'bytes.writeDoubleLE(Math.fround(state[i] as number), i * 8);']],
+  /** Leases that never expire: a crashed process's units stay taken for good. */
+  'eternal-leases': [['leases.ts', "const expired = state === undefined ? 0 : (sql.expiredLeases.get(this.policy.name, key, now)?.['n'] as number);", 'const expired = 0;']],
+  /** Eviction by the empty instant alone: in a fixed window every key shares it, the blocked key included. */
+  'evict-by-expiry': [['sql.ts', 'ORDER BY fill, expires_at LIMIT 1', 'ORDER BY expires_at LIMIT 1']],
+  /** A failure thrown to the caller instead of decided by the failure policy. */
+  'throwing-failures': [
+    [
+      'binding.ts',
+      'return decided instanceof Failure ? this.failed(operation, decided, key, now, cost, commit) : decided;',
+      'if (decided instanceof Failure) throw decided.error; return decided;',
+    ],
+  ],
+  /** Every process's fallback enforces the whole limit during an outage: N processes, N limits. */
+  'undivided-fallback': [
+    ['options.ts', "if (value === undefined || value === 'peers') return 'peers';", "if (value === undefined) return 1;\n  if (value === 'peers') return 'peers';"],
+  ],
+} satisfies Record<string, readonly Edit[]>;
+
+export type MutantName = keyof typeof MUTANTS;
+
+/** mutantBuild compiles the named mutant (once per process) and returns the URL of its index.js. */
+export const mutantBuild = mutantBuilder(PACKAGE, MUTANTS);

@@ -1,0 +1,71 @@
+/**
+ * wrapped: a store that delegates to a MemoryStore through bindings of its own (not MemoryBinding, so
+ * CompositeLimiter goes through consumeAll as it does on every other store), answering synchronously
+ * or with promises. Without a flaw it keeps the whole contract, sync and async alike; each Flaw breaks
+ * one clause, deliberately, so the package's test can show the suite catches it.
+ */
+import { type Algorithm, type Booking, type Decision, MemoryStore, type Mode, type Policy, type Store, type StoreBinding } from '@ratekeeper/core';
+
+export type Flaw =
+  | 'peek-records' // peek consumes
+  | 'commit-on-denial' // consumeAll records each member it passes, even when a later one denies
+  | 'keys-trimmed' // keys are trimmed: ' a' and 'a' share state
+  | 'keys-truncated' // keys longer than 1000 characters are cut: long keys collide
+  | 'keys-utf8' // keys go through UTF-8: lone surrogates collapse into U+FFFD
+  | 'reset-ignored' // reset does nothing
+  | 'ban-ignored' // banned returns the binding without a ban
+  | 'refund-uncapped' // refund empties the key, whatever the cost: gives back more than asked
+  | 'no-consume-all' // lacks consumeAll
+  | 'racy' // async consume reads (peek), then writes a turn later: calls in flight together over-admit
+  | 'sync-promises'; // a 'sync' store that answers with promises
+
+const kept = Symbol('inner');
+type Inner = StoreBinding<'sync'>;
+interface Wrapped extends StoreBinding {
+  readonly [kept]: Inner;
+}
+
+export function wrapped(mode: Mode, flaw?: Flaw): Store {
+  const inner = new MemoryStore();
+  const out = <T>(value: T): T | Promise<T> => (mode === 'sync' && flaw !== 'sync-promises' ? value : Promise.resolve(value));
+  const k = (key: string) => {
+    if (flaw === 'keys-trimmed') return key.trim();
+    if (flaw === 'keys-truncated') return key.slice(0, 1000);
+    return flaw === 'keys-utf8' ? Buffer.from(key).toString() : key;
+  };
+  const wrap = (b: Inner): Wrapped =>
+    ({
+      [kept]: b,
+      consume: (key, now, cost) => (flaw === 'racy' ? racy(b, k(key), now, cost) : out(b.consume(k(key), now, cost))),
+      peek: (key, now, cost) => out(flaw === 'peek-records' ? b.consume(k(key), now, cost) : b.peek(k(key), now, cost)),
+      allow: (key, now, cost) => out(b.allow(k(key), now, cost)),
+      reset: (key) => out(flaw === 'reset-ignored' ? undefined : b.reset(k(key))),
+      refund: (key, now, cost) => out(flaw === 'refund-uncapped' ? b.reset(k(key)) : b.refund?.(k(key), now, cost)),
+    }) as Wrapped;
+  const unwrap = (bs: readonly StoreBinding[]) => bs.map((b) => (b as Wrapped)[kept]);
+  const store: Store & { banned?: (b: StoreBinding, banMs: number) => StoreBinding } = {
+    mode,
+    bind: <P extends Policy>(algorithm: Algorithm<P>, policy: P) => wrap(inner.bind(algorithm, policy)),
+    reserveAll: (bs, key, now, cost, maxWaitMs) => {
+      const booking = inner.reserveAll(unwrap(bs), k(key), now, cost, maxWaitMs);
+      return out({ ...booking, cancel: (at: number) => out(booking.cancel(at)) } as Booking) as never;
+    },
+    banned: (b, banMs) => (flaw === 'ban-ignored' ? b : wrap(inner.banned((b as Wrapped)[kept], banMs))),
+  };
+  if (flaw !== 'no-consume-all') {
+    store.consumeAll = (bs, key, now, cost, commit) => {
+      if (flaw !== 'commit-on-denial') return out(inner.consumeAll(unwrap(bs), k(key), now, cost, commit)) as never;
+      const parts: Decision[] = unwrap(bs).map((b) => (commit ? b.consume(k(key), now, cost) : b.peek(k(key), now, cost)));
+      return out(parts) as never;
+    };
+  }
+  return store;
+}
+
+/** racy decides on a read and writes a turn later, as a client-side GET, step, SET would. */
+async function racy(b: Inner, key: string, now: number, cost: number): Promise<Decision> {
+  const seen = b.peek(key, now, cost);
+  await new Promise((resolve) => setImmediate(resolve));
+  if (seen.allowed) b.consume(key, now, cost);
+  return seen;
+}
