@@ -15,9 +15,14 @@
  * run twice) whose connection fails is sent again on another, for up to QUERY_RERUN_MS: a connection
  * killed by an administrator or a pooler is not the database failing. A database that refuses
  * connections fails the query at once.
+ *
+ * What the database answers outside a query's rows is told to the store (`onAnswer`): an error it sent
+ * while working (./failure.ts, working) on a plain query's connection, and, with a pg Pool, every
+ * connection made (the server ran its startup). A store whose pings keep losing their connections to
+ * a storm of kills hears the database working through them.
  */
 import { unreachable } from '@ratekeeper/core/store';
-import { breaksConnection } from './failure.js';
+import { breaksConnection, working } from './failure.js';
 
 export type Row = Readonly<Record<string, unknown>>;
 
@@ -31,6 +36,8 @@ export interface Db {
   readonly kind: 'pg' | 'postgres';
   query(text: string): Promise<Row[]>;
   session(): Promise<Session>;
+  /** onAnswer sets what runs when the database answers outside a query's rows (see above). */
+  onAnswer(listener: () => void): void;
 }
 
 interface PgResult {
@@ -61,7 +68,7 @@ function guard(client: PgClient): void {
 interface PgPool {
   connect(): Promise<PgClient>;
   query(text: string): unknown;
-  on?(event: 'acquire', listener: (client: PgClient) => void): unknown;
+  on?(event: 'acquire' | 'connect', listener: (client: PgClient) => void): unknown;
 }
 type PostgresResult = readonly Row[];
 interface PostgresSql {
@@ -109,13 +116,14 @@ function postgresRows(result: PostgresResult | PostgresResult[]): Row[] {
 /** QUERY_RERUN_MS: how long a plain query is sent again while its connections fail (core's Remote bounds the call sooner). */
 const QUERY_RERUN_MS = 5_000;
 
-/** rerun runs `query` again while its connection fails (see above). */
-export async function rerun<T>(query: () => Promise<T>): Promise<T> {
+/** rerun runs `query` again while its connection fails (see above); `answered` hears the errors the database sent while working. */
+export async function rerun<T>(query: () => Promise<T>, answered: () => void = ignore): Promise<T> {
   const startedAt = performance.now();
   for (let reruns = 0; ; reruns++) {
     try {
       return await query();
     } catch (error) {
+      if (working(error)) answered();
       if (!breaksConnection(error) || unreachable(error) || performance.now() - startedAt > QUERY_RERUN_MS) throw error;
       // Another turn first: a connection that fails at once must not spin this process.
       await new Promise((resolve) => setTimeout(resolve, Math.min(reruns, 10)));
@@ -125,11 +133,17 @@ export async function rerun<T>(query: () => Promise<T>): Promise<T> {
 
 /** toDb wraps a client (checked by isClient). */
 export function toDb(client: unknown): Db {
+  let listener = ignore;
+  const answered = (): void => listener();
+  const onAnswer = (next: () => void): void => {
+    listener = next;
+  };
   if (isPostgresSql(client)) {
     const sql = client;
     return {
       kind: 'postgres',
-      query: (text) => rerun(async () => postgresRows(await sql.unsafe(text))),
+      onAnswer,
+      query: (text) => rerun(async () => postgresRows(await sql.unsafe(text)), answered),
       session: async () => {
         const reserved = await sql.reserve();
         let released = false;
@@ -148,7 +162,10 @@ export function toDb(client: unknown): Db {
   }
   const pool = client as PgPool;
   // Guarded at acquisition, synchronously (the pool's 'acquire' event), and again when handed over.
-  if (typeof pool.on === 'function') pool.on('acquire', guard);
+  if (typeof pool.on === 'function') {
+    pool.on('acquire', guard);
+    pool.on('connect', answered);
+  }
   const session = async (): Promise<Session> => {
     const connection = await pool.connect();
     guard(connection);
@@ -164,6 +181,7 @@ export function toDb(client: unknown): Db {
   };
   return {
     kind: 'pg',
+    onAnswer,
     // Not pool.query: it listens `once` for a client's error, and a killed connection emits two.
     query: (text) =>
       rerun(async () => {
@@ -176,7 +194,7 @@ export function toDb(client: unknown): Db {
           held.release(true);
           throw error;
         }
-      }),
+      }, answered),
     session,
   };
 }

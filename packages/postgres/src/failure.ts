@@ -17,6 +17,17 @@ export function sqlState(error: unknown): string | undefined {
   return typeof code === 'string' && SQLSTATE.test(code) ? code : undefined;
 }
 
+/**
+ * working tells an error the database sent while working: any SQLSTATE (a backend terminated by an
+ * administrator, a deadlock, a bad statement) but a refusal to serve (57P03: starting up or shutting
+ * down; class 53: out of connections or resources), which a database that cannot decide anything
+ * answers at every attempt.
+ */
+export function working(error: unknown): boolean {
+  const state = sqlState(error);
+  return state !== undefined && state !== '57P03' && !state.startsWith('53');
+}
+
 /** AnswerError: the database answered something this store cannot read (a reply failure, not a connection's). */
 export class AnswerError extends Error {}
 

@@ -71,6 +71,9 @@ export class PostgresStore extends EventEmitter<PostgresStoreEvents> implements 
     this.#leaseTtlMs = o.leaseTtlMs;
     const { db, table } = o;
     const remote = new Remote({ timeoutMs: o.timeoutMs, probeIntervalMs: o.probeIntervalMs, failureOf, expiredAt });
+    // Every answer of the database along the way tells Remote it is working (./transaction.ts, ./client.ts).
+    const alive = (): void => remote.alive();
+    db.onAnswer(alive);
     const schema = new Schema(db, table, o.createTable, o.unlogged);
     const sweeper = new Sweeper(db, table);
     this.#batcher = new Batcher(
@@ -82,7 +85,7 @@ export class PostgresStore extends EventEmitter<PostgresStoreEvents> implements 
         giveUpMs: 2 * MAX_WAIT_FACTOR * o.timeoutMs,
         ready: () => schema.ready(),
         committed: (timeMs) => sweeper.committed(timeMs),
-        alive: () => remote.alive(),
+        alive,
       },
       o.timeoutMs,
     );

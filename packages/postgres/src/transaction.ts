@@ -14,7 +14,8 @@
  * again with a new deadline: a busy database costs time, never a fallback decision.
  *
  * Each answer along the way (the locks granted, an error the database sent, a question about a lost
- * COMMIT answered) tells core's Remote the database is working, so a batch whose connections keep
+ * COMMIT answered; and, through the client, a connection made and a plain query's error: ./client.ts)
+ * tells core's Remote the database is working, so a batch whose connections keep
  * being killed after their first statement is waited for as any busy database is.
  *
  * Connections that fail: before step 2 is sent, nothing can commit (a transaction without its COMMIT
@@ -34,7 +35,7 @@ import type { Decision } from '@ratekeeper/core';
 import { unreachable } from '@ratekeeper/core/store';
 import { type Op, type RowState, apply } from './apply.js';
 import type { Db, Row, Session } from './client.js';
-import { AnswerError, breaksConnection, retryable, sqlState } from './failure.js';
+import { AnswerError, breaksConnection, retryable, working } from './failure.js';
 import { ROLLBACK, TIME, type Write, commitSql, lockSql, parseState, statusSql } from './sql.js';
 
 /** Expired is the answer of a batch that changed nothing because its deadline had passed. */
@@ -97,6 +98,7 @@ async function attempt(ctx: Context, batch: Batch, deadline: number, startedAt: 
   } catch (error) {
     // A connection that died while being made (killed during its startup, reset by a pooler) is made
     // again; a database that refuses connections fails the batch at once.
+    if (working(error)) ctx.alive();
     if (breaksConnection(error) && !unreachable(error)) return RERUN;
     throw error;
   }
@@ -135,7 +137,7 @@ async function attempt(ctx: Context, batch: Batch, deadline: number, startedAt: 
     return results;
   } catch (error) {
     // An error the database sent (a SQLSTATE: the backend terminated by an administrator, a deadlock) is an answer too.
-    if (sqlState(error) !== undefined) ctx.alive();
+    if (working(error)) ctx.alive();
     await closeAfter(session, error);
     if (answers !== undefined && txid !== undefined && breaksConnection(error)) return settleLost(ctx, batch, txid, answers, startedAt);
     if (breaksConnection(error) || retryable(error)) return RERUN;

@@ -19,6 +19,7 @@ it('rolls back, returns the connection alive and fails the batch as a reply', as
   const released: boolean[] = [];
   const db: Db = {
     kind: 'postgres',
+    onAnswer: () => {},
     query: (): Promise<Row[]> => Promise.resolve([{ now: String(Date.now()) }]),
     session: () =>
       Promise.resolve({

@@ -89,7 +89,7 @@ export const MUTANTS = {
   /** A renewal that changes nothing: a long request's lease expires leaseTtlMs after its acquire. */
   'renew-ignored': [['apply.ts', '  writeRow(rows, part.row, renewed.state, renewed.expiresAt);\n', '']],
   /** Answers along the way (locks granted, errors the database sent) not told to core's Remote: a storm that cuts every transaction short reads as silence. */
-  'alive-ignored': [['postgres-store.ts', 'alive: () => remote.alive(),', 'alive: () => {},']],
+  'alive-ignored': [['postgres-store.ts', 'const alive = (): void => remote.alive();', 'const alive = (): void => {};']],
 } satisfies Record<string, readonly Edit[]>;
 
 export type MutantName = keyof typeof MUTANTS;
