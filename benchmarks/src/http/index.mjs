@@ -21,11 +21,11 @@
  * stopped when it returns, throws or is interrupted.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bunBinary as findBun } from '../../../scripts/bun-binary.mjs';
 import { flags, intFlag } from '../lib/args.mjs';
 import { hasTaskset, startChild, stopAll } from './_children.mjs';
 import { benchFramework } from './_harness.mjs';
@@ -79,20 +79,6 @@ async function adapterReady(framework, attempts = 5) {
  * bunBinary finds Bun's executable: the `bun` package's own when its postinstall ran (pnpm does not
  * run it), else the platform package's; undefined when neither is installed.
  */
-function bunBinary() {
-  try {
-    const require = createRequire(import.meta.url);
-    const root = dirname(require.resolve('bun/package.json'));
-    const own = join(root, 'bin', 'bun.exe');
-    if (existsSync(own) && statSync(own).size > 1_000_000) return own;
-    const platform = `@oven/bun-${process.platform}-${process.arch === 'arm64' ? 'aarch64' : process.arch}`;
-    const binary = join(dirname(createRequire(join(root, 'package.json')).resolve(`${platform}/package.json`)), 'bin', 'bun');
-    return existsSync(binary) ? binary : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function describeSetup(opts, pinned) {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   return [
@@ -119,7 +105,7 @@ export async function run(args = []) {
       const adapter = { bun: 'fetch', 'bun-hono': 'hono' }[framework] ?? framework;
       const withRatekeeper = await adapterReady(adapter);
       if (!withRatekeeper) console.log(`(${framework}: @ratekeeper/${adapter} has no rateLimit export yet; measuring bare, floor and peer only)`);
-      const execPath = BUN_FRAMEWORKS.includes(framework) ? bunBinary() : undefined;
+      const execPath = BUN_FRAMEWORKS.includes(framework) ? findBun(import.meta.url) : undefined;
       if (BUN_FRAMEWORKS.includes(framework) && execPath === undefined) {
         console.log(`(${framework}: Bun is not installed (pnpm install brings the bun package); skipped)`);
         continue;

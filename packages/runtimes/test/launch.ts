@@ -6,27 +6,19 @@
  * machine and fails in CI (CI=true), never skipped there.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bunBinary as findBun } from '../../../scripts/bun-binary.mjs';
 
 export const inCI = process.env['CI'] === 'true';
 export const servers = fileURLToPath(new URL('../servers/', import.meta.url));
 const require = createRequire(import.meta.url);
 
-/** bunBinary finds Bun's executable: the `bun` package's own when its postinstall ran, else the platform package's. */
+/** bunBinary finds Bun's executable from this package's `bun` devDependency (../../../scripts/bun-binary.mjs). */
 export function bunBinary(): string | undefined {
-  try {
-    const root = dirname(require.resolve('bun/package.json'));
-    const own = join(root, 'bin', 'bun.exe');
-    if (existsSync(own) && statSync(own).size > 1_000_000) return own;
-    const platform = `@oven/bun-${process.platform}-${process.arch === 'arm64' ? 'aarch64' : process.arch}`;
-    const binary = join(dirname(createRequire(join(root, 'package.json')).resolve(`${platform}/package.json`)), 'bin', 'bun');
-    return existsSync(binary) ? binary : undefined;
-  } catch {
-    return undefined;
-  }
+  return findBun(import.meta.url);
 }
 
 /**
