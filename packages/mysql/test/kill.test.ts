@@ -83,6 +83,7 @@ async function burst(dist?: string) {
   // Kill from the barrier on, once the workers' warm-up calls are done.
   const reports = pool.run(
     Array.from({ length: WORKERS }, () => ({ url: URL, table: TABLE, members: [SPEC], requests, ...(dist === undefined ? {} : { dist }) })),
+    0,
     () => {
       kills = killWhile(reports);
     },

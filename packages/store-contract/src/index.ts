@@ -24,4 +24,5 @@ export { HOSTILE } from './rate-checks.js';
 export { type LeaseCheckOptions, type LeaseMutant, leaseChecks } from './lease-checks.js';
 export { type Made, storeChecks, storeContractSuite } from './suite.js';
 export { failuresOf } from './worker-reports.js';
+export { WorkerPool, totalAdmitted } from './worker-pool.js';
 export { type Edit, mutantBuilder } from './mutant-builds.js';

@@ -4,8 +4,9 @@
  * every worker up, waits until all are ready (a barrier), then releases them together and collects
  * their reports. Workers load the built package (dist), so the tests run after `pnpm build`.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { WorkerPool as Pool } from '@ratekeeper/store-contract';
+
+export { totalAdmitted } from '@ratekeeper/store-contract';
 
 export interface MemberSpec {
   readonly algorithm: string;
@@ -45,46 +46,9 @@ export interface WorkerReport {
   readonly denied: { readonly least: number; readonly most: number } | null;
 }
 
-const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
-
-type Message = { type: 'ready' } | ({ type: 'done' } & WorkerReport) | { type: 'error'; message: string };
-
-export class WorkerPool {
-  readonly #children: ChildProcess[];
-
+/** WorkerPool: `size` workers of ./worker.mjs (@ratekeeper/store-contract's WorkerPool). */
+export class WorkerPool extends Pool<WorkerSetup, WorkerReport> {
   constructor(size: number) {
-    this.#children = Array.from({ length: size }, () => fork(WORKER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    super(new URL('./worker.mjs', import.meta.url), size);
   }
-
-  /** run sets up worker i with setups[i], then starts all at once and collects their reports. */
-  async run(setups: readonly WorkerSetup[]): Promise<WorkerReport[]> {
-    const children = this.#children.slice(0, setups.length);
-    await Promise.all(children.map((child, i) => this.#ask(child, { type: 'setup', ...setups[i] }, 'ready')));
-    return (await Promise.all(children.map((child) => this.#ask(child, { type: 'go' }, 'done')))) as unknown as WorkerReport[];
-  }
-
-  #ask(child: ChildProcess, message: object, want: Message['type']): Promise<Message> {
-    return new Promise((resolve, reject) => {
-      const onMessage = (reply: Message) => {
-        child.off('message', onMessage);
-        if (reply.type === 'error') reject(new Error(`worker failed: ${reply.message}`));
-        else if (reply.type !== want) reject(new Error(`worker answered ${reply.type}, expected ${want}`));
-        else resolve(reply);
-      };
-      child.on('message', onMessage);
-      child.send(message);
-    });
-  }
-
-  close(): void {
-    for (const child of this.#children) {
-      if (child.connected) child.send({ type: 'exit' });
-      setTimeout(() => child.kill('SIGKILL'), 2000).unref();
-    }
-  }
-}
-
-/** totalAdmitted adds the workers' admitted counts. */
-export function totalAdmitted(reports: readonly WorkerReport[]): number {
-  return reports.reduce((sum, r) => sum + r.admitted, 0);
 }

@@ -4,9 +4,10 @@
  * `run` sets every worker up, waits until all are ready (a barrier), then releases them together and
  * collects their reports. Workers load the built package (dist), so the tests run after `pnpm build`.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { WorkerPool as Pool } from '@ratekeeper/store-contract';
 import type { Spec } from './histories.js';
+
+export { totalAdmitted } from '@ratekeeper/store-contract';
 
 export interface WorkerSetup {
   readonly port: number;
@@ -52,31 +53,10 @@ export interface WorkerReport {
   readonly leasing: { readonly refills: number; readonly units: number; readonly returned: number } | null;
 }
 
-const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
-
-type Message = { type: 'ready' } | ({ type: 'done' } & WorkerReport) | { type: 'peers'; peers: number } | { type: 'error'; message: string };
-
-export class WorkerPool {
-  readonly #children: ChildProcess[];
-
+/** WorkerPool: `size` workers of ./worker.mjs (@ratekeeper/store-contract's WorkerPool), with the cold burst and the peer count. */
+export class WorkerPool extends Pool<WorkerSetup, WorkerReport> {
   constructor(size: number) {
-    this.#children = Array.from({ length: size }, () => fork(WORKER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-  }
-
-  get size(): number {
-    return this.#children.length;
-  }
-
-  /**
-   * run sets up worker first + i with setups[i] (fewer setups: fewer workers), then starts all at once;
-   * `beforeGo` runs once every worker is ready, before any starts (to stop a server, say).
-   */
-  async run(setups: readonly WorkerSetup[], first = 0, beforeGo?: () => Promise<void>): Promise<WorkerReport[]> {
-    const children = this.#children.slice(first, first + setups.length);
-    await Promise.all(children.map((child, i) => this.#ask(child, { type: 'setup', ...setups[i] }, 'ready')));
-    await beforeGo?.();
-    const reports = children.map((child) => this.#ask(child, { type: 'go' }, 'done'));
-    return (await Promise.all(reports)) as unknown as WorkerReport[];
+    super(new URL('./worker.mjs', import.meta.url), size);
   }
 
   /**
@@ -85,38 +65,12 @@ export class WorkerPool {
    * arriving) and collects the reports.
    */
   async coldBurst(setups: readonly WorkerSetup[], first = 0): Promise<WorkerReport[]> {
-    const children = this.#children.slice(first, first + setups.length);
-    return (await Promise.all(children.map((child, i) => this.#ask(child, { type: 'cold-burst', ...setups[i] }, 'done')))) as unknown as WorkerReport[];
+    return (await Promise.all(setups.map((setup, i) => this.ask(first + i, { type: 'cold-burst', ...setup }, 'done')))) as unknown as WorkerReport[];
   }
 
   /** peers asks every worker how many peers its store last counted (RedisStore.peers). */
   async peers(): Promise<number[]> {
-    const replies = await Promise.all(this.#children.map((child) => this.#ask(child, { type: 'peers' }, 'peers')));
-    return replies.map((reply) => (reply as { peers: number }).peers);
+    const replies = await Promise.all(Array.from({ length: this.size }, (_, i) => this.ask(i, { type: 'peers' }, 'peers')));
+    return replies.map((reply) => (reply as unknown as { peers: number }).peers);
   }
-
-  #ask(child: ChildProcess, message: object, want: Message['type']): Promise<Message> {
-    return new Promise((resolve, reject) => {
-      const onMessage = (reply: Message) => {
-        child.off('message', onMessage);
-        if (reply.type === 'error') reject(new Error(`worker failed: ${reply.message}`));
-        else if (reply.type !== want) reject(new Error(`worker answered ${reply.type}, expected ${want}`));
-        else resolve(reply);
-      };
-      child.on('message', onMessage);
-      child.send(message);
-    });
-  }
-
-  close(): void {
-    for (const child of this.#children) {
-      if (child.connected) child.send({ type: 'exit' });
-      setTimeout(() => child.kill('SIGKILL'), 2000).unref();
-    }
-  }
-}
-
-/** total adds the workers' admitted counts. */
-export function totalAdmitted(reports: readonly WorkerReport[]): number {
-  return reports.reduce((sum, r) => sum + r.admitted, 0);
 }
