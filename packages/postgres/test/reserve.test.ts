@@ -2,11 +2,9 @@
  * reserve and wait on PostgresStore, beyond the shared contract (store-contract.test.ts, which runs
  * every reserve check on both clients):
  *
- * - under concurrency: four stores, each with its own pg Pool, book 40 unit requests each on one key,
- *   one after another per store and the four at once (160 transactions interleaved on the server), for
- *   every algorithm: taken in the order of their instants the bookings are exactly the memory store's
- *   one-at-a-time queue (exactly `limit` go at once, the rest at the instants a queue gives), and
- *   replayed at their instants on a fresh limiter every one is admitted (never beyond the limit);
+ * - under concurrency, store-contract's bookingQueueChecks: four stores, each with its own pg Pool,
+ *   book 40 unit requests each on one key at once, for every algorithm, with default options: exactly
+ *   the memory store's one-at-a-time queue, never beyond the limit;
  * - a cancel at or after the booked instant gives nothing back (the request may have gone): after it,
  *   exactly one of two consumes is admitted at a limit of 2;
  * - two cancels of one booking at once: exactly one succeeds, and exactly its one unit comes back;
@@ -23,26 +21,17 @@
  * after the instant ('cancel-after-instant'), and batches without row locks ('no-lock').
  */
 import { CompositeLimiter, FixedWindowLimiter, type Limiter, ManualClock, MemoryStore, type Policy, type Reservation, reserve, wait } from '@ratekeeper/core';
-import { type Spec, makeLimiter } from '@ratekeeper/store-contract';
+import { bookingQueueChecks } from '@ratekeeper/store-contract';
 import type pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { type FailureInfo, PostgresStore } from '../src/index.js';
 import { describeDb, dropTables, pgPool, uniqueTable } from './support/db.js';
 import { type MutantName, mutantBuild } from './support/mutant-builds.js';
 
-const STORES = 4;
-const EACH = 40;
-const LIMIT = 5;
 const T0 = 1_700_000_000_000;
-const SPECS: readonly Spec[] = [
-  { algorithm: 'token-bucket', capacity: LIMIT, refillPerSecond: 1 },
-  { algorithm: 'sliding-window', limit: LIMIT, windowMs: 10_000 },
-  { algorithm: 'fixed-window', limit: LIMIT, windowMs: 10_000 },
-  { algorithm: 'sliding-log', limit: LIMIT, windowMs: 10_000 },
-];
 
 const TABLE = uniqueTable('reserve');
-const pools: pg.Pool[] = Array.from({ length: STORES }, () => pgPool({ max: 4 }));
+const pools: pg.Pool[] = Array.from({ length: 4 }, () => pgPool({ max: 4 }));
 let run = 0;
 
 afterAll(async () => {
@@ -57,58 +46,20 @@ async function build(mutant?: MutantName): Promise<Store> {
   return ((await import(mutantBuild(mutant))) as { PostgresStore: Store }).PostgresStore;
 }
 
-/** queue books EACH unit requests per store, the stores at once, and throws the first broken guarantee. */
-async function queue(spec: Spec, Made: Store): Promise<void> {
-  const clock = new ManualClock(T0);
-  const name = `queue${run++}`;
-  const limiters = pools.map((client) => makeLimiter(spec, new Made({ client, table: TABLE, time: 'client' }), clock, name));
-  const answers = await Promise.all(
-    limiters.map(async (limiter) => {
-      const mine: Reservation<'async'>[] = [];
-      for (let i = 0; i < EACH; i++) mine.push(await reserve(limiter, 'k'));
-      return mine;
-    }),
-  );
-  const got = answers.flat();
-  const refused = got.filter((r) => !r.ok).length;
-  if (refused > 0) throw new Error(`${refused} reservations refused, though a unit cost always fits`);
-  const delays = got.map((r) => r.delayMs).sort((a, b) => a - b);
-  const memory = makeLimiter(spec, new MemoryStore(), new ManualClock(T0));
-  const want = delays.map(() => reserve(memory, 'k').delayMs);
-  const atOnce = delays.filter((d) => d === 0).length;
-  if (atOnce !== LIMIT) throw new Error(`${atOnce} reservations go at once; the limit is ${LIMIT}`);
-  if (delays.some((d, i) => d !== want[i])) throw new Error(`the bookings are not a first-come queue: got ${delays}, a queue gives ${want}`);
-  const replay = new ManualClock(T0);
-  const fresh = makeLimiter(spec, new MemoryStore(), replay);
-  for (const [i, d] of delays.entries()) {
-    replay.set(T0 + d);
-    if (!fresh.consume('k').allowed) throw new Error(`booking ${i} at +${d} ms is early: a fresh limiter denies it there`);
-  }
-}
-
 function fixed(store: PostgresStore, clock: ManualClock, limit: number, windowMs: number): Limiter<Policy, 'async'> {
   return new FixedWindowLimiter<'async'>({ store, clock, limit, windowMs, name: `fixed${run++}` });
 }
 
-describeDb('reservations from four stores at once, on one key', () => {
-  for (const spec of SPECS) {
-    it(`serves ${spec.algorithm} bookings first come first, exactly as a queue, never beyond the limit`, async () => {
-      await queue(spec, PostgresStore);
-    });
-  }
-
-  const mutants: readonly [string, MutantName, Spec][] = [
-    ['a booking that does not keep its ledger', 'ledger-unsaved', SPECS[2] as Spec],
-    ['batches that read without row locks', 'no-lock', SPECS[2] as Spec],
-  ];
-  for (const [what, mutant, spec] of mutants) {
-    it(`catches ${what} (mutant ${mutant}), within 3 runs`, async () => {
-      const Made = await build(mutant);
-      const caught: unknown[] = [];
-      for (let i = 0; i < 3 && caught.length === 0; i++) await queue(spec, Made).catch((error: unknown) => caught.push(error));
-      expect(String(caught[0])).toMatch(/go at once|not a first-come queue|is early|refused/);
-    });
-  }
+bookingQueueChecks({
+  describe: describeDb,
+  stores: async (mutant) => {
+    const Made = await build(mutant);
+    return (index) => new Made({ client: pools[index] as pg.Pool, table: TABLE, time: 'client' });
+  },
+  mutants: [
+    ['a booking that does not keep its ledger', 'ledger-unsaved'],
+    ['batches that read without row locks', 'no-lock'],
+  ],
 });
 
 describeDb('cancel', () => {

@@ -21,6 +21,7 @@ export {
   steps,
 } from './histories.js';
 export { HOSTILE } from './rate-checks.js';
+export { type BookingCheckOptions, bookingQueueChecks } from './booking-checks.js';
 export { type LeaseCheckOptions, type LeaseMutant, leaseChecks } from './lease-checks.js';
 export { type Made, storeChecks, storeContractSuite } from './suite.js';
 export { failuresOf } from './worker-reports.js';

@@ -1,0 +1,94 @@
+/**
+ * Bookings from several processes at once, for a store that several processes share (PostgresStore,
+ * MySqlStore): four stores, each on its own connection pool, book 40 unit requests each on one key,
+ * one after another per store and the four at once (160 transactions interleaved on the server), for
+ * every algorithm, with default options and `time: 'client'` on one ManualClock. Taken in the order of
+ * their instants the bookings are exactly the memory store's one-at-a-time queue (exactly `limit` go
+ * at once, the rest at the instants a queue gives), and replayed at their instants on a fresh limiter
+ * every one is admitted (never beyond the limit). Each mutant the store names (a booking that ignores
+ * those ahead, batches without row locks) breaks that within three runs.
+ *
+ * Use, in a store package's tests (`describe` is the package's own, skipped without a server):
+ *
+ *   bookingQueueChecks({ describe: describeDb, stores: async (mutant) => …, mutants: [[what, name]] });
+ */
+import { ManualClock, MemoryStore, type Reservation, type Store, reserve } from '@ratekeeper/core';
+import { describe as vitestDescribe, expect, it } from 'vitest';
+import { type Spec, makeLimiter } from './histories.js';
+
+const STORES = 4;
+const EACH = 40;
+const LIMIT = 5;
+const T0 = 1_700_000_000_000;
+const SPECS: readonly Spec[] = [
+  { algorithm: 'token-bucket', capacity: LIMIT, refillPerSecond: 1 },
+  { algorithm: 'sliding-window', limit: LIMIT, windowMs: 10_000 },
+  { algorithm: 'fixed-window', limit: LIMIT, windowMs: 10_000 },
+  { algorithm: 'sliding-log', limit: LIMIT, windowMs: 10_000 },
+];
+
+export interface BookingCheckOptions<Mutant extends string> {
+  /** describe groups the checks: the package's own, which skips them when its server is missing. */
+  readonly describe?: typeof vitestDescribe.skip;
+  /**
+   * stores answers a maker of the processes' stores: `make(index)` (index 0 to 3) makes a new store of
+   * process `index` on that process's own pool, with `time: 'client'` and otherwise default options, on
+   * one table shared by all; of the package's own build, or of `mutant`'s.
+   */
+  readonly stores: (mutant?: Mutant) => Promise<(index: number) => Store<'async'>>;
+  /** The store's mutants the queue check must catch, each as [what it does wrong, its name]; run on a fixed window. */
+  readonly mutants: readonly (readonly [string, Mutant])[];
+}
+
+let run = 0;
+
+/** bookingQueueChecks registers the cross-process booking checks (see above). */
+export function bookingQueueChecks<Mutant extends string>(options: BookingCheckOptions<Mutant>): void {
+  const group = options.describe ?? vitestDescribe;
+
+  /** queue books EACH unit requests per store, the stores at once, and throws the first broken guarantee. */
+  async function queue(spec: Spec, mutant?: Mutant): Promise<void> {
+    const make = await options.stores(mutant);
+    const clock = new ManualClock(T0);
+    const name = `queue${run++}`;
+    const limiters = Array.from({ length: STORES }, (_, i) => makeLimiter(spec, make(i), clock, name));
+    const answers = await Promise.all(
+      limiters.map(async (limiter) => {
+        const mine: Reservation<'async'>[] = [];
+        for (let i = 0; i < EACH; i++) mine.push(await reserve(limiter, 'k'));
+        return mine;
+      }),
+    );
+    const got = answers.flat();
+    const refused = got.filter((r) => !r.ok).length;
+    if (refused > 0) throw new Error(`${refused} reservations refused, though a unit cost always fits`);
+    const delays = got.map((r) => r.delayMs).sort((a, b) => a - b);
+    const memory = makeLimiter(spec, new MemoryStore(), new ManualClock(T0));
+    const want = delays.map(() => reserve(memory, 'k').delayMs);
+    const atOnce = delays.filter((d) => d === 0).length;
+    if (atOnce !== LIMIT) throw new Error(`${atOnce} reservations go at once; the limit is ${LIMIT}`);
+    if (delays.some((d, i) => d !== want[i])) throw new Error(`the bookings are not a first-come queue: got ${delays}, a queue gives ${want}`);
+    const replay = new ManualClock(T0);
+    const fresh = makeLimiter(spec, new MemoryStore(), replay);
+    for (const [i, d] of delays.entries()) {
+      replay.set(T0 + d);
+      if (!fresh.consume('k').allowed) throw new Error(`booking ${i} at +${d} ms is early: a fresh limiter denies it there`);
+    }
+  }
+
+  group('reservations from four stores at once, on one key', () => {
+    for (const spec of SPECS) {
+      it(`serves ${spec.algorithm} bookings first come first, exactly as a queue, never beyond the limit`, async () => {
+        await queue(spec);
+      });
+    }
+
+    for (const [what, mutant] of options.mutants) {
+      it(`catches ${what} (mutant ${mutant}), within 3 runs`, async () => {
+        const caught: unknown[] = [];
+        for (let i = 0; i < 3 && caught.length === 0; i++) await queue(SPECS[2] as Spec, mutant).catch((error: unknown) => caught.push(error));
+        expect(String(caught[0])).toMatch(/go at once|not a first-come queue|is early|refused/);
+      });
+    }
+  });
+}
