@@ -18,6 +18,7 @@ const VALUES = [
   'DEFAULT_IPV6_SUBNET',
   'DEFAULT_MAX_DELAY_MS',
   'IpList',
+  'LIMITER_OPTIONS',
   'LimitedBodies',
   'MAX_LIMITED_BODIES',
   'MissingIpError',

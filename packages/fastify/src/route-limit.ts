@@ -18,13 +18,12 @@
  * Errors name the route and the option, with the class core chose (TypeError / RangeError).
  */
 import { type ProxySetting, type RateLimitPlan } from '@ratekeeper/core';
-import { type ProxyWarning, SHORTHAND, describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
+import { LIMITER_OPTIONS, type ProxyWarning, SHORTHAND, describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyRateLimitOptions, RateLimitHandler, RouteRateLimitOptions } from './options.js';
 
 export const OWNER = 'rateLimit';
 const EXTRA = ['handler', 'global'] as const;
-const LIMITER_OPTIONS = ['limiter', ...SHORTHAND, 'plans', 'plan'] as const;
 /** The registration's shorthand options a shorthand route starts from (all but the policy name). */
 const SHORTHAND_CARRIED = SHORTHAND.filter((k) => k !== 'name');
 

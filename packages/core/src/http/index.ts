@@ -14,9 +14,9 @@ export {
   type SlidingWindowShorthand,
   type TokenBucketShorthand,
   type WindowSizes,
-  SHORTHAND,
   chooseLimiter,
 } from './shorthand.js';
+export { LIMITER_OPTIONS, SHORTHAND } from './options.js';
 export {
   type Adapter as RateLimitAdapter,
   type LimiterSource,

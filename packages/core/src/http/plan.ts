@@ -43,7 +43,8 @@ import type { LimitedBody } from './limited-bodies.js';
 import { type Charge, type Claim, type Finished, claimer } from './outcome.js';
 import { type Plans, limited, preparePlans } from './plans.js';
 import { ProxyWarning, type ProxySetting } from './proxy-check.js';
-import { type LimiterChoice, type ReadyLimiter, SHORTHAND, chooseLimiter } from './shorthand.js';
+import { OPTIONS } from './options.js';
+import { type LimiterChoice, type ReadyLimiter, chooseLimiter } from './shorthand.js';
 import { DEFAULT_ABANDONED_MS, type Watch, watcher } from './work.js';
 
 /**
@@ -157,29 +158,7 @@ export interface RateLimitPlan<Req> {
   watchProxy(setting: ProxySetting): ProxyWarning;
 }
 
-const KNOWN = new Set([
-  'limiter',
-  ...SHORTHAND,
-  'key',
-  'cost',
-  'skip',
-  'headers',
-  'ipv6Subnet',
-  'missingIp',
-  'shadow',
-  'onDecision',
-  'telemetry',
-  'proxyWarning',
-  'allowList',
-  'denyList',
-  'plans',
-  'plan',
-  'countOutcome',
-  'settle',
-  'abandonedMs',
-  'mode',
-  'maxDelayMs',
-]);
+const KNOWN: ReadonlySet<string> = new Set(OPTIONS);
 
 /** prepareRateLimit validates adapter options and returns the plan; `extra` lists adapter-only option names. */
 export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<Req> | undefined, extra: readonly string[] = [], adapter: Adapter<Req> = {}): RateLimitPlan<Req> {

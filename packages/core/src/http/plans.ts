@@ -21,7 +21,8 @@ import type { Policy } from '../policy.js';
 import { describeValue } from '../validate.js';
 import { policyField } from './headers.js';
 import { type LimitedBody, LimitedBodies } from './limited-bodies.js';
-import { SHORTHAND, checkLimiter } from './shorthand.js';
+import { SHORTHAND } from './options.js';
+import { checkLimiter } from './shorthand.js';
 
 /** Limited is what one limiter's answers need: the limiter, its RateLimit-Policy field, its 429 bodies. */
 export interface Limited {

@@ -28,8 +28,9 @@ import { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucke
 import type { Store } from '../store.js';
 import { describeValue } from '../validate.js';
 import { clashOf } from '../store-names.js';
+import { ALGORITHMS, type AlgorithmShorthand, SHORTHAND, SIZES, SIZE_OPTIONS, type SizeOption, sizesOf } from './options.js';
 
-export type AlgorithmShorthand = 'token-bucket' | 'sliding-window' | 'fixed-window' | 'sliding-log' | 'gcra' | 'concurrency';
+export { type AlgorithmShorthand, SHORTHAND } from './options.js';
 
 /** Every limiter option of the shorthand, typed loosely: the names the per-algorithm types below refuse. */
 interface AnyShorthand {
@@ -56,7 +57,7 @@ interface AnyShorthand {
 type Refused<K extends keyof AnyShorthand> = { readonly [P in K]?: never };
 
 /** The sizes of every algorithm, each refused by the algorithms that do not take it. */
-type Sizes = 'capacity' | 'refillPerSecond' | 'limit' | 'windowMs' | 'emissionIntervalMs' | 'burst' | 'retryAfterMs';
+type Sizes = SizeOption;
 
 /** The options every shorthand algorithm takes besides its sizes. */
 export interface ShorthandCommon extends Refused<'limiter' | 'plans' | 'plan'> {
@@ -144,17 +145,6 @@ export interface ReadyLimiter extends Refused<Exclude<keyof AnyShorthand, 'limit
  */
 export type LimiterChoice = ReadyLimiter | TokenBucketShorthand | FixedWindowShorthand | SlidingWindowShorthand | SlidingLogShorthand | GcraShorthand | ConcurrencyShorthand;
 
-const OWN: Record<AlgorithmShorthand, readonly string[]> = {
-  'token-bucket': ['capacity', 'refillPerSecond'],
-  'sliding-window': ['limit', 'windowMs'],
-  'fixed-window': ['limit', 'windowMs'],
-  'sliding-log': ['limit', 'windowMs'],
-  gcra: ['emissionIntervalMs', 'burst'],
-  concurrency: ['limit', 'retryAfterMs'],
-};
-/** Every shorthand option name (the plan accepts them; each limiter takes its own, see bucket-and-window-limiters.ts). */
-export const SHORTHAND = ['algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'emissionIntervalMs', 'burst', 'retryAfterMs', 'name', 'store', 'clock'] as const;
-
 /** given reads an option; null is refused rather than read as "use the default". */
 function given<K extends keyof LimiterChoice>(owner: string, o: LimiterChoice, k: K): LimiterChoice[K] {
   if (o[k] === null) throw new TypeError(`${owner}: ${k} must not be null (leave it out for the default)`);
@@ -172,13 +162,12 @@ export function chooseLimiter(owner: string, o: LimiterChoice): RateLimiter {
   // users write ({ windowMs, limit }): it picks the fixed window they count by, not the token bucket.
   const windowed = o.algorithm === undefined && (o.limit !== undefined || o.windowMs !== undefined) && o.capacity === undefined && o.refillPerSecond === undefined;
   const algorithm = o.algorithm ?? (windowed ? 'fixed-window' : 'token-bucket');
-  const own = Object.hasOwn(OWN, algorithm) ? OWN[algorithm] : undefined;
-  if (own === undefined) {
-    throw new TypeError(`${owner}: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'sliding-log', 'gcra' or 'concurrency', got ${describeValue(algorithm)}`);
+  if (!Object.hasOwn(SIZES, algorithm)) {
+    const names = ALGORITHMS.map((a) => `'${a}'`);
+    throw new TypeError(`${owner}: algorithm must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}, got ${describeValue(algorithm)}`);
   }
-  const stray = ['capacity', 'refillPerSecond', 'limit', 'windowMs', 'emissionIntervalMs', 'burst', 'retryAfterMs'].find(
-    (k) => o[k as keyof LimiterChoice] !== undefined && !own.includes(k),
-  );
+  const own = sizesOf(algorithm);
+  const stray = SIZE_OPTIONS.find((k) => o[k] !== undefined && !own.includes(k));
   if (stray !== undefined) throw new TypeError(`${owner}: ${stray} does not apply to algorithm '${algorithm}'${strayHint(algorithm, stray, o.algorithm === undefined)}`);
   const limiter = buildShorthand(algorithm, o);
   const clash = o.store === undefined ? undefined : clashOf(limiter);
@@ -187,9 +176,9 @@ export function chooseLimiter(owner: string, o: LimiterChoice): RateLimiter {
 }
 
 /** strayHint says what to write instead of an option the algorithm does not take. */
-function strayHint(algorithm: AlgorithmShorthand, stray: string, defaulted: boolean): string {
-  const own = OWN[algorithm].join(' and ');
-  const takers = (Object.keys(OWN) as AlgorithmShorthand[]).filter((a) => OWN[a].includes(stray)).map((a) => `'${a}'`);
+function strayHint(algorithm: AlgorithmShorthand, stray: SizeOption, defaulted: boolean): string {
+  const own = sizesOf(algorithm).join(' and ');
+  const takers = ALGORITHMS.filter((a) => sizesOf(a).includes(stray)).map((a) => `'${a}'`);
   const pick = takers.length === 0 ? '' : `; to use ${stray}, pick an algorithm that takes it: ${takers.join(', ')}`;
   return ` (${defaulted ? 'the default, ' : ''}'${algorithm}', takes ${own}${pick})`;
 }
@@ -198,11 +187,14 @@ function strayHint(algorithm: AlgorithmShorthand, stray: string, defaulted: bool
 function buildShorthand(algorithm: AlgorithmShorthand, o: LimiterChoice): RateLimiter {
   const common = { ...(o.name === undefined ? {} : { name: o.name }), ...(o.store === undefined ? {} : { store: o.store }), ...(o.clock === undefined ? {} : { clock: o.clock }) };
   if (algorithm === 'token-bucket') {
-    return new TokenBucketLimiter({ capacity: o.capacity ?? 60, refillPerSecond: o.refillPerSecond ?? 1, ...common });
+    const d = SIZES['token-bucket'];
+    return new TokenBucketLimiter({ capacity: o.capacity ?? d.capacity, refillPerSecond: o.refillPerSecond ?? d.refillPerSecond, ...common });
   }
-  if (algorithm === 'gcra') return new GcraLimiter({ emissionIntervalMs: o.emissionIntervalMs ?? 1000, burst: o.burst ?? 60, ...common });
-  if (algorithm === 'concurrency') return new ConcurrencyLimiter({ limit: o.limit ?? 10, ...(o.retryAfterMs === undefined ? {} : { retryAfterMs: o.retryAfterMs }), ...common });
-  const windowed = { limit: o.limit ?? 60, windowMs: o.windowMs ?? 60_000, ...common };
+  if (algorithm === 'gcra') return new GcraLimiter({ emissionIntervalMs: o.emissionIntervalMs ?? SIZES.gcra.emissionIntervalMs, burst: o.burst ?? SIZES.gcra.burst, ...common });
+  if (algorithm === 'concurrency')
+    return new ConcurrencyLimiter({ limit: o.limit ?? SIZES.concurrency.limit, ...(o.retryAfterMs === undefined ? {} : { retryAfterMs: o.retryAfterMs }), ...common });
+  const d = SIZES[algorithm];
+  const windowed = { limit: o.limit ?? d.limit, windowMs: o.windowMs ?? d.windowMs, ...common };
   if (algorithm === 'sliding-log') return new SlidingLogLimiter(windowed);
   return algorithm === 'sliding-window' ? new SlidingWindowLimiter(windowed) : new FixedWindowLimiter(windowed);
 }
