@@ -20,7 +20,7 @@
  */
 import type { Clock } from './clock.js';
 import type { Decision } from './decision.js';
-import { Limiter, type RateLimiter } from './limiter.js';
+import { type Bookable, Limiter, type RateLimiter } from './limiter.js';
 import type { Policy } from './policy.js';
 import type { Mode, Result, Store, StoreBinding } from './store.js';
 import { describeValue, isCost, refuseCall } from './validate.js';
@@ -40,6 +40,7 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
   readonly #rates: readonly Member<M>[];
   /** release, only when some member holds leases (see above). */
   readonly release?: (key: string, cost?: number) => Result<M, void>;
+  readonly bookable: Bookable<M>;
 
   constructor(limiters: readonly RateLimiter<M>[]) {
     // It takes no options: a second argument ({ name }, { store }) would be silently ignored.
@@ -52,6 +53,7 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
     this.#clock = first.clock;
     this.#store = first.store;
     this.#bindings = members.map((m) => m.binding);
+    this.bookable = Object.freeze({ store: this.#store, bindings: Object.freeze([...this.#bindings]), clock: this.#clock });
     this.policies = Object.freeze(members.map((m) => m.policy));
     this.#leases = members.filter(releases);
     this.#rates = members.filter((m) => !releases(m));

@@ -34,7 +34,7 @@ export { concurrency } from './algorithms/concurrency.js';
 export type { Booking, Mode, Result, Store, StoreBinding } from './store.js';
 export { MemoryBinding } from './memory/memory-binding.js';
 export { DEFAULT_MAX_KEYS, MemoryStore, type MemoryStoreOptions } from './memory/memory-store.js';
-export { Limiter, type LimiterOptions, type RateLimiter } from './limiter.js';
+export { type Bookable, Limiter, type LimiterOptions, type RateLimiter } from './limiter.js';
 export { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './bucket-and-window-limiters.js';
 export { ConcurrencyLimiter, type ConcurrencyOptions } from './concurrency-limiter.js';
 export { GcraLimiter, type GcraOptions } from './gcra.js';

@@ -48,6 +48,19 @@ export interface RateLimiter<M extends Mode = Mode> {
    * over (http/work.ts).
    */
   release?(key: string, cost?: number): Result<M, void>;
+  /**
+   * bookable is what `reserve` and `wait` book on: the store, one binding per policy in order, and the
+   * clock. Present on every core limiter and composite (reserve refuses a limiter without it, and a
+   * store without `reserveAll`).
+   */
+  readonly bookable?: Bookable<M>;
+}
+
+/** Bookable: a limiter's store, its bindings (one per policy, in order) and its clock, as `reserve` books on them. */
+export interface Bookable<M extends Mode = Mode> {
+  readonly store: Store<M>;
+  readonly bindings: readonly StoreBinding<M>[];
+  readonly clock: Clock;
 }
 
 /** Options every single-policy limiter takes. */
@@ -76,6 +89,7 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
   readonly #owner: string;
   /** refundable: the algorithm has a refund step (every core algorithm does), so refund() works. */
   readonly refundable: boolean;
+  readonly bookable: Bookable<M>;
 
   protected constructor(owner: string, algorithm: Algorithm<P>, policy: P, options: LimiterOptions<M>) {
     this.#owner = owner;
@@ -87,6 +101,7 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
     this.policy = policy;
     this.policies = Object.freeze([policy]);
     this.binding = this.store.bind(algorithm, policy);
+    this.bookable = Object.freeze({ store: this.store, bindings: Object.freeze([this.binding]), clock: this.clock });
   }
 
   // Each call reads the clock once, then refuses a bad key, cost or reading in one branch: the check

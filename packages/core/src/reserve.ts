@@ -50,10 +50,9 @@
  * go at once that the caller asked to queue — both admissions nobody asked for.
  */
 import type { Clock } from './clock.js';
-import { CompositeLimiter, mostRestrictive } from './composite.js';
+import { mostRestrictive } from './composite.js';
 import type { Decision } from './decision.js';
-import { Limiter, type RateLimiter } from './limiter.js';
-import type { Policy } from './policy.js';
+import type { RateLimiter } from './limiter.js';
 import type { Booking, Mode, Result, Store, StoreBinding } from './store.js';
 import { callError, describeValue, isCost, refuseUnknown } from './validate.js';
 
@@ -257,15 +256,8 @@ export function reservable(limiter: unknown): boolean {
 function targetOf(limiter: RateLimiter): Target {
   const known = typeof limiter === 'object' && limiter !== null ? targets.get(limiter) : undefined;
   if (known !== undefined) return known;
-  let target: Target | undefined;
-  if (limiter instanceof CompositeLimiter) {
-    const members = limiter.members as readonly Limiter<Policy, Mode>[];
-    const first = members[0] as Limiter<Policy, Mode>;
-    target = { mode: first.mode, store: first.store, bindings: Object.freeze(members.map((m) => m.binding)), clock: first.clock };
-  } else if (limiter instanceof Limiter) {
-    const l = limiter as Limiter<Policy, Mode>;
-    target = { mode: l.mode, store: l.store, bindings: Object.freeze([l.binding]), clock: l.clock };
-  }
+  const bookable = typeof limiter === 'object' && limiter !== null ? limiter.bookable : undefined;
+  const target: Target | undefined = bookable === undefined ? undefined : { mode: limiter.mode, ...bookable };
   if (target === undefined) throw new TypeError(`reserve: limiter must be a single-policy core limiter or a CompositeLimiter, got ${describeValue(limiter)}`);
   if (typeof target.store.reserveAll !== 'function') throw new TypeError("reserve: the limiter's store cannot book reservations (it has no reserveAll)");
   // A lease comes back when a request ends, at no instant anyone knows: nothing can be booked for it.

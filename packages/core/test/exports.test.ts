@@ -82,6 +82,7 @@ const TYPES = [
   'AlgorithmShorthand',
   'BanOptions',
   'Bans',
+  'Bookable',
   'Booking',
   'Claim',
   'ClientSocket',
