@@ -16,10 +16,11 @@
  * killed by an administrator or a pooler is not the database failing. A database that refuses
  * connections fails the query at once.
  *
- * What the database answers outside a query's rows is told to the store (`onAnswer`): an error it sent
- * while working (./failure.ts, working) on a plain query's connection, and, with a pg Pool, every
- * connection made (the server ran its startup). A store whose pings keep losing their connections to
- * a storm of kills hears the database working through them.
+ * What the database answers outside a query's rows is told to the store (`onAnswer`): an error a
+ * working database sent (./failure.ts, working) on a plain query's connection, such as a backend
+ * terminated by an administrator. A store whose pings keep losing their connections to a storm of
+ * kills hears the database working through them. (A connection made is not counted: a pooler in front
+ * of a stopped database makes them too.)
  */
 import { unreachable } from '@ratekeeper/core/store';
 import { breaksConnection, working } from './failure.js';
@@ -68,7 +69,7 @@ function guard(client: PgClient): void {
 interface PgPool {
   connect(): Promise<PgClient>;
   query(text: string): unknown;
-  on?(event: 'acquire' | 'connect', listener: (client: PgClient) => void): unknown;
+  on?(event: 'acquire', listener: (client: PgClient) => void): unknown;
 }
 type PostgresResult = readonly Row[];
 interface PostgresSql {
@@ -162,10 +163,7 @@ export function toDb(client: unknown): Db {
   }
   const pool = client as PgPool;
   // Guarded at acquisition, synchronously (the pool's 'acquire' event), and again when handed over.
-  if (typeof pool.on === 'function') {
-    pool.on('acquire', guard);
-    pool.on('connect', answered);
-  }
+  if (typeof pool.on === 'function') pool.on('acquire', guard);
   const session = async (): Promise<Session> => {
     const connection = await pool.connect();
     guard(connection);

@@ -18,14 +18,15 @@ export function sqlState(error: unknown): string | undefined {
 }
 
 /**
- * working tells an error the database sent while working: any SQLSTATE (a backend terminated by an
- * administrator, a deadlock, a bad statement) but a refusal to serve (57P03: starting up or shutting
- * down; class 53: out of connections or resources), which a database that cannot decide anything
- * answers at every attempt.
+ * working tells an error a working database sent: a SQLSTATE (a backend terminated by an
+ * administrator, 57P01; a deadlock; a bad statement), but not one that a database unable to decide
+ * anything, or a pooler in front of a stopped one, answers at every attempt: a refusal to serve
+ * (57P03, starting up or shutting down; class 53, out of connections or resources), a crash (57P02),
+ * or a connection exception (class 08, what a pooler sends when it cannot reach the server).
  */
 export function working(error: unknown): boolean {
   const state = sqlState(error);
-  return state !== undefined && state !== '57P03' && !state.startsWith('53');
+  return state !== undefined && state !== '57P02' && state !== '57P03' && !state.startsWith('53') && !state.startsWith('08');
 }
 
 /** AnswerError: the database answered something this store cannot read (a reply failure, not a connection's). */

@@ -14,7 +14,7 @@
  * again with a new deadline: a busy database costs time, never a fallback decision.
  *
  * Each answer along the way (the locks granted, an error the database sent, a question about a lost
- * COMMIT answered; and, through the client, a connection made and a plain query's error: ./client.ts)
+ * COMMIT answered; and, through the client, a plain query's error: ./client.ts)
  * tells core's Remote the database is working, so a batch whose connections keep
  * being killed after their first statement is waited for as any busy database is.
  *
