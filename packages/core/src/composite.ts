@@ -53,8 +53,8 @@ export class CompositeLimiter<M extends Mode = 'sync'> implements RateLimiter<M>
     this.#clock = first.clock;
     this.#store = first.store;
     this.#bindings = members.map((m) => m.binding);
-    this.bookable = Object.freeze({ store: this.#store, bindings: Object.freeze([...this.#bindings]), clock: this.#clock });
     this.policies = Object.freeze(members.map((m) => m.policy));
+    this.bookable = Object.freeze({ store: this.#store, bindings: Object.freeze([...this.#bindings]), policies: this.policies, clock: this.#clock });
     this.#leases = members.filter(releases);
     this.#rates = members.filter((m) => !releases(m));
     if (this.#leases.length > 0) this.release = (key, cost = 1) => this.#each(this.#leases, key, cost, 'release');

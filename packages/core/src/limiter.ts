@@ -50,16 +50,18 @@ export interface RateLimiter<M extends Mode = Mode> {
   release?(key: string, cost?: number): Result<M, void>;
   /**
    * bookable is what `reserve` and `wait` book on: the store, one binding per policy in order, and the
-   * clock. Present on every core limiter and composite (reserve refuses a limiter without it, and a
-   * store without `reserveAll`).
+   * clock. Present on core's single-policy limiters and on CompositeLimiter (not on BanLimiter, whose
+   * bans cannot be booked); reserve refuses a limiter without it, and a store without `reserveAll`.
    */
   readonly bookable?: Bookable<M>;
 }
 
-/** Bookable: a limiter's store, its bindings (one per policy, in order) and its clock, as `reserve` books on them. */
+/** Bookable: a limiter's store, its bindings with their policies (one per policy, in order) and its clock, as `reserve` books on them. */
 export interface Bookable<M extends Mode = Mode> {
   readonly store: Store<M>;
   readonly bindings: readonly StoreBinding<M>[];
+  /** The bindings' policies, in the same order (reserve refuses a concurrency policy: a lease has no instant). */
+  readonly policies: readonly Policy[];
   readonly clock: Clock;
 }
 
@@ -101,7 +103,7 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
     this.policy = policy;
     this.policies = Object.freeze([policy]);
     this.binding = this.store.bind(algorithm, policy);
-    this.bookable = Object.freeze({ store: this.store, bindings: Object.freeze([this.binding]), clock: this.clock });
+    this.bookable = Object.freeze({ store: this.store, bindings: Object.freeze([this.binding]), policies: this.policies, clock: this.clock });
   }
 
   // Each call reads the clock once, then refuses a bad key, cost or reading in one branch: the check

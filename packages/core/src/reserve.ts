@@ -257,11 +257,11 @@ function targetOf(limiter: RateLimiter): Target {
   const known = typeof limiter === 'object' && limiter !== null ? targets.get(limiter) : undefined;
   if (known !== undefined) return known;
   const bookable = typeof limiter === 'object' && limiter !== null ? limiter.bookable : undefined;
-  const target: Target | undefined = bookable === undefined ? undefined : { mode: limiter.mode, ...bookable };
-  if (target === undefined) throw new TypeError(`reserve: limiter must be a single-policy core limiter or a CompositeLimiter, got ${describeValue(limiter)}`);
+  if (bookable === undefined) throw new TypeError(`reserve: limiter must be a single-policy core limiter or a CompositeLimiter, got ${describeValue(limiter)}`);
+  const target: Target = { mode: limiter.mode, store: bookable.store, bindings: bookable.bindings, clock: bookable.clock };
   if (typeof target.store.reserveAll !== 'function') throw new TypeError("reserve: the limiter's store cannot book reservations (it has no reserveAll)");
   // A lease comes back when a request ends, at no instant anyone knows: nothing can be booked for it.
-  if (limiter.policies.some((p) => p.algorithm === 'concurrency'))
+  if (bookable.policies.some((p) => p.algorithm === 'concurrency'))
     throw new TypeError('reserve: a ConcurrencyLimiter cannot book a future instant (a lease returns when a request ends); use allow and release');
   targets.set(limiter, target);
   return target;

@@ -24,7 +24,15 @@ describe('the option registry', () => {
     }
   });
 
-  it('names each option once, the limiter options among them', () => {
+  it('names each option once: exactly the options rateLimit documents, the limiter options among them', () => {
+    // Pinned: an option dropped from (or slipped into) the registry fails here, not only in the plan.
+    expect([...OPTIONS].sort()).toEqual(
+      [
+        ...['limiter', 'algorithm', 'capacity', 'refillPerSecond', 'limit', 'windowMs', 'emissionIntervalMs', 'burst', 'retryAfterMs', 'name', 'store', 'clock', 'plans', 'plan'],
+        ...['key', 'cost', 'skip', 'ipv6Subnet', 'missingIp', 'allowList', 'denyList'],
+        ...['headers', 'shadow', 'onDecision', 'telemetry', 'proxyWarning', 'countOutcome', 'settle', 'abandonedMs', 'mode', 'maxDelayMs'],
+      ].sort(),
+    );
     expect(new Set(OPTIONS).size).toBe(OPTIONS.length);
     for (const name of LIMITER_OPTIONS) expect(OPTIONS).toContain(name);
   });
