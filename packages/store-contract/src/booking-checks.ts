@@ -42,6 +42,9 @@ export interface BookingCheckOptions<Mutant extends string> {
 
 let run = 0;
 
+/** StoreFailed: a reservation the store could not decide (a timeout, a connection lost), never a queue broken. */
+class StoreFailed extends Error {}
+
 /** bookingQueueChecks registers the cross-process booking checks (see above). */
 export function bookingQueueChecks<Mutant extends string>(options: BookingCheckOptions<Mutant>): void {
   const group = options.describe ?? vitestDescribe;
@@ -60,6 +63,9 @@ export function bookingQueueChecks<Mutant extends string>(options: BookingCheckO
       }),
     );
     const got = answers.flat();
+    // A store failure is no verdict on the queue: it fails the check as itself, never as a mutant caught.
+    const failed = got.filter((r) => r.decision.failure !== undefined);
+    if (failed.length > 0) throw new StoreFailed(`${failed.length} reservations failed in the store (decided by its failure policy: ${failed[0]?.decision.failure})`);
     const refused = got.filter((r) => !r.ok).length;
     if (refused > 0) throw new Error(`${refused} reservations refused, though a unit cost always fits`);
     const delays = got.map((r) => r.delayMs).sort((a, b) => a - b);
@@ -85,8 +91,18 @@ export function bookingQueueChecks<Mutant extends string>(options: BookingCheckO
 
     for (const [what, mutant] of options.mutants) {
       it(`catches ${what} (mutant ${mutant}), within 3 runs`, async () => {
+        // A run in which the store failed (a loaded machine's timeout) says nothing of the queue: it is
+        // not counted, as neither a catch nor one of the 3 runs (at most 3 such runs more).
         const caught: unknown[] = [];
-        for (let i = 0; i < 3 && caught.length === 0; i++) await queue(SPECS[2] as Spec, mutant).catch((error: unknown) => caught.push(error));
+        for (let runs = 0, tries = 0; runs < 3 && tries < 6 && caught.length === 0; tries++) {
+          const error = await queue(SPECS[2] as Spec, mutant).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          if (error instanceof StoreFailed) continue;
+          runs++;
+          if (error !== undefined) caught.push(error);
+        }
         expect(String(caught[0])).toMatch(/go at once|not a first-come queue|is early|refused/);
       });
     }
