@@ -75,10 +75,6 @@ async function adapterReady(framework, attempts = 5) {
   }
 }
 
-/**
- * bunBinary finds Bun's executable: the `bun` package's own when its postinstall ran (pnpm does not
- * run it), else the platform package's; undefined when neither is installed.
- */
 function describeSetup(opts, pinned) {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   return [
