@@ -4,10 +4,9 @@
  *
  * - under concurrency, store-contract's bookingQueueChecks: four stores, each with its own pool,
  *   book 40 unit requests each on one key at once, for every algorithm, with default options: exactly
- *   the memory store's one-at-a-time queue, never beyond the limit;
- * - a cancel at or after the booked instant gives nothing back (the request may have gone): after it,
- *   exactly one of two consumes is admitted at a limit of 2;
- * - two cancels of one booking at once: exactly one succeeds, and exactly its one unit comes back;
+ *   the memory store's one-at-a-time queue, never beyond the limit; and its cancel checks: a cancel
+ *   at or after the booked instant gives nothing back, and two cancels of one booking at once give
+ *   back exactly one unit;
  * - on the server's clock (default options): a spent key books at the next window and a cancel gives
  *   the place back;
  * - a booking the database cannot make is refused (`failed`, 'closed'), reported, never decided by
@@ -17,15 +16,13 @@
  * the bookings ahead of it ('book-jumps-queue'), a cancel that gives back after the instant
  * ('cancel-after-instant'), and batches without row locks ('no-lock').
  */
-import { FixedWindowLimiter, type Limiter, ManualClock, type Policy, type Reservation, reserve, wait } from '@ratekeeper/core';
+import { FixedWindowLimiter, reserve, wait } from '@ratekeeper/core';
 import type mysql from 'mysql2/promise';
 import { afterAll, expect, it } from 'vitest';
 import { type FailureInfo, MySqlStore } from '../src/index.js';
 import { createPool, describeMySql, dropTable, table } from './support/db.js';
 import { bookingQueueChecks } from '@ratekeeper/store-contract';
 import { type MutantName, mutantBuild } from './support/mutant-builds.js';
-
-const T0 = 1_700_000_000_000;
 
 const TABLE = table('reserve');
 const pools: mysql.Pool[] = Array.from({ length: 4 }, () => createPool(4));
@@ -43,57 +40,17 @@ async function build(mutant?: MutantName): Promise<Store> {
   return ((await import(mutantBuild(mutant))) as { MySqlStore: Store }).MySqlStore;
 }
 
-function fixed(store: MySqlStore, clock: ManualClock, limit: number, windowMs: number): Limiter<Policy, 'async'> {
-  return new FixedWindowLimiter<'async'>({ store, clock, limit, windowMs, name: `fixed${run++}` });
-}
-
 bookingQueueChecks({
   describe: describeMySql,
   stores: async (mutant) => {
     const Made = await build(mutant);
     return (index) => new Made({ client: pools[index] as mysql.Pool, table: TABLE, time: 'client' });
   },
+  cancelAfterInstant: 'cancel-after-instant',
   mutants: [
     ['a booking that ignores the bookings ahead of it', 'book-jumps-queue'],
     ['batches that read without row locks', 'no-lock'],
   ],
-});
-
-describeMySql('cancel', () => {
-  /** afterInstant: a booking whose instant has come, cancelled then: how many of two consumes at that instant are admitted (limit 2). */
-  async function afterInstant(Made: Store): Promise<number> {
-    const clock = new ManualClock(T0);
-    const limiter = fixed(new Made({ client: pools[0] as mysql.Pool, table: TABLE, time: 'client' }), clock, 2, 1000);
-    for (let i = 0; i < 2; i++) expect((await limiter.consume('k')).allowed).toBe(true);
-    const r = await reserve(limiter, 'k');
-    expect([r.ok, r.delayMs]).toEqual([true, 1000]);
-    clock.set(T0 + 1000); // the instant has come: the request may have gone
-    const cancelled = await r.cancel();
-    const admitted = [await limiter.consume('k'), await limiter.consume('k')].filter((d) => d.allowed).length;
-    expect(cancelled, 'a cancel at the instant').toBe(admitted === 2);
-    return admitted;
-  }
-
-  it('gives nothing back at or after the booked instant: exactly one of two consumes is admitted there (limit 2)', async () => {
-    expect(await afterInstant(MySqlStore)).toBe(1);
-  });
-
-  it('catches a cancel that gives back after the instant (mutant cancel-after-instant)', async () => {
-    expect(await afterInstant(await build('cancel-after-instant'))).toBe(2);
-  });
-
-  it('two cancels of one booking at once: exactly one succeeds, and exactly its unit comes back', async () => {
-    const clock = new ManualClock(T0);
-    const limiter = fixed(new MySqlStore({ client: pools[0] as mysql.Pool, table: TABLE, time: 'client' }), clock, 3, 1000);
-    for (let i = 0; i < 3; i++) expect((await limiter.consume('k')).allowed).toBe(true);
-    const booked = await Promise.all([reserve(limiter, 'k'), reserve(limiter, 'k'), reserve(limiter, 'k')]);
-    expect(booked.map((r) => r.delayMs)).toEqual([1000, 1000, 1000]);
-    const middle = booked[1] as Reservation<'async'>;
-    expect((await Promise.all([middle.cancel(), middle.cancel()])).sort()).toEqual([false, true]);
-    clock.set(T0 + 1000);
-    const admitted = (await Promise.all([limiter.consume('k'), limiter.consume('k')])).filter((d) => d.allowed).length;
-    expect(admitted, 'the two bookings left hold 2 of 3 at +1000 ms').toBe(1);
-  });
 });
 
 describeMySql("on the server's clock (default options)", () => {

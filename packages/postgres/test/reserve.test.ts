@@ -4,10 +4,9 @@
  *
  * - under concurrency, store-contract's bookingQueueChecks: four stores, each with its own pg Pool,
  *   book 40 unit requests each on one key at once, for every algorithm, with default options: exactly
- *   the memory store's one-at-a-time queue, never beyond the limit;
- * - a cancel at or after the booked instant gives nothing back (the request may have gone): after it,
- *   exactly one of two consumes is admitted at a limit of 2;
- * - two cancels of one booking at once: exactly one succeeds, and exactly its one unit comes back;
+ *   the memory store's one-at-a-time queue, never beyond the limit; and its cancel checks: a cancel
+ *   at or after the booked instant gives nothing back, and two cancels of one booking at once give
+ *   back exactly one unit;
  * - a cancel whose transaction runs again (a COMMIT that failed before it left) still gives back,
  *   once (a Booking's own cancel is once-only, so the store cancels through core's cancelBooking);
  * - a composite books all its members or none;
@@ -20,7 +19,7 @@
  * keep its ledger ('ledger-unsaved': the next booking ignores those ahead), a cancel that gives back
  * after the instant ('cancel-after-instant'), and batches without row locks ('no-lock').
  */
-import { CompositeLimiter, FixedWindowLimiter, type Limiter, ManualClock, MemoryStore, type Policy, type Reservation, reserve, wait } from '@ratekeeper/core';
+import { CompositeLimiter, FixedWindowLimiter, type Limiter, ManualClock, MemoryStore, type Policy, reserve, wait } from '@ratekeeper/core';
 import { bookingQueueChecks } from '@ratekeeper/store-contract';
 import type pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
@@ -56,6 +55,7 @@ bookingQueueChecks({
     const Made = await build(mutant);
     return (index) => new Made({ client: pools[index] as pg.Pool, table: TABLE, time: 'client' });
   },
+  cancelAfterInstant: 'cancel-after-instant',
   mutants: [
     ['a booking that does not keep its ledger', 'ledger-unsaved'],
     ['batches that read without row locks', 'no-lock'],
@@ -63,41 +63,6 @@ bookingQueueChecks({
 });
 
 describeDb('cancel', () => {
-  /** afterInstant: a booking whose instant has come, cancelled then: how many of two consumes at that instant are admitted (limit 2). */
-  async function afterInstant(Made: Store): Promise<number> {
-    const clock = new ManualClock(T0);
-    const limiter = fixed(new Made({ client: pools[0] as pg.Pool, table: TABLE, time: 'client' }), clock, 2, 1000);
-    for (let i = 0; i < 2; i++) expect((await limiter.consume('k')).allowed).toBe(true);
-    const r = await reserve(limiter, 'k');
-    expect([r.ok, r.delayMs]).toEqual([true, 1000]);
-    clock.set(T0 + 1000); // the instant has come: the request may have gone
-    const cancelled = await r.cancel();
-    const admitted = [await limiter.consume('k'), await limiter.consume('k')].filter((d) => d.allowed).length;
-    expect(cancelled, 'a cancel at the instant').toBe(admitted === 2);
-    return admitted;
-  }
-
-  it('gives nothing back at or after the booked instant: exactly one of two consumes is admitted there (limit 2)', async () => {
-    expect(await afterInstant(PostgresStore)).toBe(1);
-  });
-
-  it('catches a cancel that gives back after the instant (mutant cancel-after-instant)', async () => {
-    expect(await afterInstant(await build('cancel-after-instant'))).toBe(2);
-  });
-
-  it('two cancels of one booking at once: exactly one succeeds, and exactly its unit comes back', async () => {
-    const clock = new ManualClock(T0);
-    const limiter = fixed(new PostgresStore({ client: pools[0] as pg.Pool, table: TABLE, time: 'client' }), clock, 3, 1000);
-    for (let i = 0; i < 3; i++) expect((await limiter.consume('k')).allowed).toBe(true);
-    const booked = await Promise.all([reserve(limiter, 'k'), reserve(limiter, 'k'), reserve(limiter, 'k')]);
-    expect(booked.map((r) => r.delayMs)).toEqual([1000, 1000, 1000]);
-    const middle = booked[1] as Reservation<'async'>;
-    expect((await Promise.all([middle.cancel(), middle.cancel()])).sort()).toEqual([false, true]);
-    clock.set(T0 + 1000);
-    const admitted = (await Promise.all([limiter.consume('k'), limiter.consume('k')])).filter((d) => d.allowed).length;
-    expect(admitted, 'the two bookings left hold 2 of 3 at +1000 ms').toBe(1);
-  });
-
   it('a cancel whose transaction runs again (its COMMIT failed before it left) still gives back, once', async () => {
     const real = pools[2] as pg.Pool;
     let armed = false;

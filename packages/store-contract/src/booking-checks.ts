@@ -8,11 +8,16 @@
  * every one is admitted (never beyond the limit). Each mutant the store names (a booking that ignores
  * those ahead, batches without row locks) breaks that within three runs.
  *
+ * And cancels, on one store: a cancel at or after the booked instant gives nothing back (the request
+ * may have gone: exactly one of two consumes is admitted there at a limit of 2; the store's mutant
+ * that gives back after the instant admits both), and two cancels of one booking at once: exactly one
+ * succeeds, and exactly its unit comes back.
+ *
  * Use, in a store package's tests (`describe` is the package's own, skipped without a server):
  *
  *   bookingQueueChecks({ describe: describeDb, stores: async (mutant) => …, mutants: [[what, name]] });
  */
-import { ManualClock, MemoryStore, type Reservation, type Store, reserve } from '@ratekeeper/core';
+import { FixedWindowLimiter, ManualClock, MemoryStore, type Reservation, type Store, reserve } from '@ratekeeper/core';
 import { describe as vitestDescribe, expect, it } from 'vitest';
 import { type Spec, makeLimiter } from './histories.js';
 
@@ -38,6 +43,8 @@ export interface BookingCheckOptions<Mutant extends string> {
   readonly stores: (mutant?: Mutant) => Promise<(index: number) => Store<'async'>>;
   /** The store's mutants the queue check must catch, each as [what it does wrong, its name]; run on a fixed window. */
   readonly mutants: readonly (readonly [string, Mutant])[];
+  /** The store's mutant whose cancel gives back at or after the booked instant. */
+  readonly cancelAfterInstant: Mutant;
 }
 
 let run = 0;
@@ -106,5 +113,48 @@ export function bookingQueueChecks<Mutant extends string>(options: BookingCheckO
         expect(String(caught[0])).toMatch(/go at once|not a first-come queue|is early|refused/);
       });
     }
+  });
+
+  /** fixed is a fixed window of `limit` per `windowMs` on a new store of process 0 (of `mutant`'s build). */
+  async function fixed(clock: ManualClock, limit: number, windowMs: number, mutant?: Mutant) {
+    const make = await options.stores(mutant);
+    return new FixedWindowLimiter<'async'>({ store: make(0), clock, limit, windowMs, name: `fixed${run++}` });
+  }
+
+  /** afterInstant: a booking whose instant has come, cancelled then: how many of two consumes at that instant are admitted (limit 2). */
+  async function afterInstant(mutant?: Mutant): Promise<number> {
+    const clock = new ManualClock(T0);
+    const limiter = await fixed(clock, 2, 1000, mutant);
+    for (let i = 0; i < 2; i++) expect((await limiter.consume('k')).allowed).toBe(true);
+    const r = await reserve(limiter, 'k');
+    expect([r.ok, r.delayMs]).toEqual([true, 1000]);
+    clock.set(T0 + 1000); // the instant has come: the request may have gone
+    const cancelled = await r.cancel();
+    const admitted = [await limiter.consume('k'), await limiter.consume('k')].filter((d) => d.allowed).length;
+    expect(cancelled, 'a cancel at the instant').toBe(admitted === 2);
+    return admitted;
+  }
+
+  group('cancel', () => {
+    it('gives nothing back at or after the booked instant: exactly one of two consumes is admitted there (limit 2)', async () => {
+      expect(await afterInstant()).toBe(1);
+    });
+
+    it(`catches a cancel that gives back after the instant (mutant ${options.cancelAfterInstant})`, async () => {
+      expect(await afterInstant(options.cancelAfterInstant)).toBe(2);
+    });
+
+    it('two cancels of one booking at once: exactly one succeeds, and exactly its unit comes back', async () => {
+      const clock = new ManualClock(T0);
+      const limiter = await fixed(clock, 3, 1000);
+      for (let i = 0; i < 3; i++) expect((await limiter.consume('k')).allowed).toBe(true);
+      const booked = await Promise.all([reserve(limiter, 'k'), reserve(limiter, 'k'), reserve(limiter, 'k')]);
+      expect(booked.map((r) => r.delayMs)).toEqual([1000, 1000, 1000]);
+      const middle = booked[1] as Reservation<'async'>;
+      expect((await Promise.all([middle.cancel(), middle.cancel()])).sort()).toEqual([false, true]);
+      clock.set(T0 + 1000);
+      const admitted = (await Promise.all([limiter.consume('k'), limiter.consume('k')])).filter((d) => d.allowed).length;
+      expect(admitted, 'the two bookings left hold 2 of 3 at +1000 ms').toBe(1);
+    });
   });
 }
