@@ -11,10 +11,10 @@
  *
  * Row values are read as text (the SQL casts them): neither library's type parsers are involved.
  *
- * A plain query (the server's clock, a ping, a beat, a transaction's fate, a sweep: each harmless to
- * run twice) whose connection fails is sent again on another, for up to QUERY_RERUN_MS: a connection
- * killed by an administrator or a pooler is not the database failing. A database that refuses
- * connections fails the query at once.
+ * A plain query (the server's clock, a ping, a beat, a transaction's fate, a sweep; and the schema's
+ * creation, through `rerun`: each harmless to run twice) whose connection fails is sent again on
+ * another, for up to QUERY_RERUN_MS: a connection killed by an administrator or a pooler is not the
+ * database failing. A database that refuses connections fails the query at once.
  *
  * What the database answers outside a query's rows is told to the store (`onAnswer`): an error a
  * working database sent (./failure.ts, working) on a plain query's connection, such as a backend
@@ -39,6 +39,8 @@ export interface Db {
   session(): Promise<Session>;
   /** onAnswer sets what runs when the database answers outside a query's rows (see above). */
   onAnswer(listener: () => void): void;
+  /** rerun runs `query` (harmless to run twice: the schema's creation) again while its connection fails, telling onAnswer as `query` does. */
+  rerun<T>(query: () => Promise<T>): Promise<T>;
 }
 
 interface PgResult {
@@ -118,7 +120,7 @@ function postgresRows(result: PostgresResult | PostgresResult[]): Row[] {
 const QUERY_RERUN_MS = 5_000;
 
 /** rerun runs `query` again while its connection fails (see above); `answered` hears the errors the database sent while working. */
-export async function rerun<T>(query: () => Promise<T>, answered: () => void = ignore): Promise<T> {
+async function rerun<T>(query: () => Promise<T>, answered: () => void = ignore): Promise<T> {
   const startedAt = performance.now();
   for (let reruns = 0; ; reruns++) {
     try {
@@ -139,12 +141,14 @@ export function toDb(client: unknown): Db {
   const onAnswer = (next: () => void): void => {
     listener = next;
   };
+  const again = <T>(query: () => Promise<T>): Promise<T> => rerun(query, answered);
   if (isPostgresSql(client)) {
     const sql = client;
     return {
       kind: 'postgres',
       onAnswer,
-      query: (text) => rerun(async () => postgresRows(await sql.unsafe(text)), answered),
+      rerun: again,
+      query: (text) => again(async () => postgresRows(await sql.unsafe(text))),
       session: async () => {
         const reserved = await sql.reserve();
         let released = false;
@@ -180,9 +184,10 @@ export function toDb(client: unknown): Db {
   return {
     kind: 'pg',
     onAnswer,
+    rerun: again,
     // Not pool.query: it listens `once` for a client's error, and a killed connection emits two.
     query: (text) =>
-      rerun(async () => {
+      again(async () => {
         const held = await session();
         try {
           const rows = await held.query(text);
@@ -192,7 +197,7 @@ export function toDb(client: unknown): Db {
           held.release(true);
           throw error;
         }
-      }, answered),
+      }),
     session,
   };
 }

@@ -4,7 +4,7 @@
  * (postgresSchema).
  * Concurrent creators wait on an advisory lock instead of colliding (./sql.ts, createSql).
  */
-import { type Db, rerun } from './client.js';
+import type { Db } from './client.js';
 import { DEFAULT_TABLE, tableName } from './options.js';
 import { createSql, schemaSql } from './sql.js';
 
@@ -28,14 +28,16 @@ export class Schema {
   ready(): Promise<void> {
     if (this.#sql === undefined) return Promise.resolve();
     const sql = this.#sql;
-    this.#ready ??= rerun(() => this.#create(sql)).catch((error: unknown) => {
-      this.#ready = undefined;
-      throw error;
-    });
+    this.#ready ??= this.#db
+      .rerun(() => this.#create(sql))
+      .catch((error: unknown) => {
+        this.#ready = undefined;
+        throw error;
+      });
     return this.#ready;
   }
 
-  /** create runs the schema's transaction on a connection of its own (postgres.js allows BEGIN on no other); a killed connection runs it again. */
+  /** create runs the schema's transaction on a connection of its own (postgres.js allows BEGIN on no other); a killed connection runs it again (an administrator's kill is told to the store: ./client.ts). */
   async #create(sql: string): Promise<void> {
     const session = await this.#db.session();
     try {

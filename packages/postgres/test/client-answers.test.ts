@@ -6,10 +6,12 @@
  * attempt, and a connection that simply closed, are run again too but are never counted, so the store's
  * Remote still falls back within its bound. A full server (class 53) and a pool that refuses
  * connections fail the query at once.
+ * The schema's creation (a transaction on a connection of its own) is run again and counted the same way.
  * A duck-typed pg Pool stands in for the library (the connection failures are the point, not SQL).
  */
 import { describe, expect, it } from 'vitest';
 import { toDb } from '../src/client.js';
+import { Schema } from '../src/schema.js';
 
 /** failing is a pg-Pool-shaped client whose first queries fail with `errors`, in order, then answer. */
 function failing(errors: readonly object[]) {
@@ -51,6 +53,15 @@ describe('the answers of the database outside a query’s rows', () => {
 
   it('fails at once, counting nothing in the client, on a full server (class 53: the store hands it to Remote as a reply)', async () => {
     await expect(answersHeard([{ code: '53300' }])).rejects.toThrow(/failed/);
+  });
+
+  it('counts each kill of the schema’s creation too, and creates it again (a store starting during a storm of kills)', async () => {
+    const { pool, queries } = failing([{ code: '57P01' }, { code: '57P01' }, {}]);
+    const db = toDb(pool);
+    let heard = 0;
+    db.onAnswer(() => heard++);
+    await new Schema(db, 'rk_schema_kills', true, false).ready();
+    expect({ heard, queries: queries() }).toEqual({ heard: 2, queries: 4 });
   });
 
   it('fails at once, counting nothing, when connections are refused', async () => {

@@ -1,9 +1,9 @@
 /**
- * Connections killed mid-burst: 8 worker processes (pg Pools) with DEFAULT
- * options make 2,000 requests each at once on one key with a limit of 500 while this process kills one
- * of their connections every few milliseconds (pg_terminate_backend, picked at random among theirs:
- * mid-lock, mid-apply, idle in the pool, while connecting; and every other kill one past its lock
- * step, when there is one). Exactly 500 are admitted, with no failure and no
+ * Connections killed mid-burst: 8 worker processes (pg Pools) with DEFAULT options make 2,000
+ * requests each at once on one key with a limit of 500 while this process kills one of their
+ * connections every few milliseconds, from the moment they start (pg_terminate_backend, picked at
+ * random among theirs: mid-lock, mid-apply, idle in the pool, while connecting; and every other kill
+ * one past its lock step, when there is one). Exactly 500 are admitted, with no failure and no
  * fallback decision: a transaction whose connection died before its COMMIT was sent runs again, and
  * one whose COMMIT reply was lost is settled by asking the database its fate (src/transaction.ts).
  * A mutant that hands a lost COMMIT reply to the failure policy instead ('lost-commit-fails') decides
@@ -58,7 +58,7 @@ async function burst(members: readonly MemberSpec[], dist?: string): Promise<{ r
   }));
   let done = false;
   let kills = 0;
-  const killer = (async () => {
+  const kill = async () => {
     for (let turn = 0; !done; turn++) {
       // Every other kill, one past its lock step (the batch applied in its process, or its write and COMMIT
       // running) when there is one: its COMMIT is then sent on a dead connection, or its reply lost.
@@ -66,10 +66,16 @@ async function burst(members: readonly MemberSpec[], dist?: string): Promise<{ r
       if (killed.rows[0]?.['k'] === true) kills++;
       await new Promise((resolve) => setTimeout(resolve, KILL_EVERY_MS));
     }
-  })();
-  const reports = await pool.run(setups).finally(() => {
-    done = true;
-  });
+  };
+  let killer: Promise<void> = Promise.resolve();
+  // The kills start at the barrier, once every worker's warm-up calls (outside the count) are done.
+  const reports = await pool
+    .run(setups, 0, () => {
+      killer = kill();
+    })
+    .finally(() => {
+      done = true;
+    });
   await killer;
   return { reports, kills };
 }

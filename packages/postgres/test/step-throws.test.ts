@@ -20,6 +20,7 @@ it('rolls back, returns the connection alive and fails the batch as a reply', as
   const db: Db = {
     kind: 'postgres',
     onAnswer: () => {},
+    rerun: (query) => query(),
     query: (): Promise<Row[]> => Promise.resolve([{ now: String(Date.now()) }]),
     session: () =>
       Promise.resolve({
