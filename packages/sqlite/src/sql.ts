@@ -18,6 +18,8 @@ export interface Sql {
   readonly sweptAt: Statement;
   /** (policy, key) → state */
   readonly state: Statement;
+  /** (state, policy, key, least expires_at, most expires_at, least fill, most fill): the state alone, while the row's indexed columns still hold */
+  readonly updateState: Statement;
   /** (state, expires_at, fill, policy, key) */
   readonly update: Statement;
   /** (policy, key, state, expires_at, fill) */
@@ -69,6 +71,7 @@ export function prepare(db: Connection): Sql {
     addKeys: p('INSERT INTO rk_policies (name, keys) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET keys = keys + excluded.keys'),
     sweptAt: p('INSERT INTO rk_policies (name, swept_at) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET swept_at = max(swept_at, excluded.swept_at)'),
     state: p('SELECT state FROM rk_state WHERE policy = ? AND key = ?'),
+    updateState: p('UPDATE rk_state SET state = ? WHERE policy = ? AND key = ? AND expires_at >= ? AND expires_at <= ? AND fill > ? AND fill < ?'),
     update: p('UPDATE rk_state SET state = ?, expires_at = ?, fill = ? WHERE policy = ? AND key = ?'),
     insert: p('INSERT INTO rk_state (policy, key, state, expires_at, fill) VALUES (?, ?, ?, ?, ?)'),
     remove: p('DELETE FROM rk_state WHERE policy = ? AND key = ?'),

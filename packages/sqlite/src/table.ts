@@ -9,9 +9,18 @@
  * touched. When the policy is at `maxKeys`, an insert deletes one row empty by now or else evicts the
  * key with the most room, by the (policy, fill, expires_at) index: the lowest fill the key held when
  * it was last written, then the nearest empty instant (ties in key order). A key's fill only falls
- * between its writes, so a key blocked now is ranked by a fill at least as high as it has: a flood of
- * fresh keys, each holding one request, is evicted before it, for every algorithm. (The memory store
+ * between its writes, so a key blocked now is ranked by a fill at least as high as it has, less 1/16
+ * (below): a flood of fresh keys, each holding one request, is evicted before it, for every algorithm. (The memory store
  * ranks by the fill at the sweep, and evicts 1/32 of its table at once; here each insert evicts one.)
+ *
+ * The two indexed columns are kept loosely, so that most writes change the state alone and touch no
+ * index (two index writes cost a hot key's decision half its time): a row's expires_at is never
+ * before the instant its state is empty (so nothing live is ever deleted as expired) and at most
+ * max(1 s, 25 % of the time left) after it (a key's lifetime is a memory bound, not a decision);
+ * a row is written with expires_at half that slack after its empty instant, and rewritten when a new
+ * state no longer fits: a window's row each time the time left halves, a busy bucket's every eighth of
+ * its time to refill (at least every half second). Its fill is within 1/16 of the limit of the fill at
+ * its last write: keys that far apart are evicted in the memory store's order, closer ones in either.
  *
  * A deleted empty state is only equivalent to no state at instants after it became empty. So each
  * policy keeps `swept_at`, the latest instant at which a deleted state was empty, and a decision at an
@@ -23,6 +32,14 @@
 import type { Algorithm, Policy } from '@ratekeeper/core';
 import { decodeState, encodeState } from './codec.js';
 import type { Sql } from './sql.js';
+
+/**
+ * A row's expires_at is never before its state's empty instant and at most max(SLACK_FLOOR_MS,
+ * SLACK_SHARE of the time left) after it; its fill is within FILL_STEP of the state's fill when written.
+ */
+const SLACK_FLOOR_MS = 1_000;
+const SLACK_SHARE = 0.25;
+const FILL_STEP = 1 / 16;
 
 /** How long a state stays empty before a new key's insert deletes it. */
 export const EXPIRED_GRACE_MS = 60_000;
@@ -71,11 +88,17 @@ export class PolicyTable<P extends Policy = Policy> {
     return row === undefined ? undefined : decodeState(row['state'] as Uint8Array);
   }
 
-  /** write stores `state`, decided at `at`, for `key`, making room for a new key first. */
+  /**
+   * write stores `state`, decided at `at`, for `key`, making room for a new key first. The indexed
+   * columns are rewritten only when they no longer hold (see above): most writes change the state alone.
+   */
   write(sql: Sql, key: Uint8Array, state: Float64Array, at: number): void {
-    const expiresAt = this.algorithm.emptyAt(this.policy, state, 0);
+    const emptyAt = this.algorithm.emptyAt(this.policy, state, 0);
     const fill = this.algorithm.fill(this.policy, state, 0, at);
     const bytes = encodeState(state);
+    const slack = Math.max(SLACK_FLOOR_MS, SLACK_SHARE * (emptyAt - at));
+    if (Number(sql.updateState.run(bytes, this.name, key, emptyAt, emptyAt + slack, fill - FILL_STEP, fill + FILL_STEP).changes) > 0) return;
+    const expiresAt = emptyAt + slack / 2;
     if (Number(sql.update.run(bytes, expiresAt, fill, this.name, key).changes) > 0) return;
     this.#makeRoom(sql, at);
     sql.insert.run(this.name, key, bytes, expiresAt, fill);

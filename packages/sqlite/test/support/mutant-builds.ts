@@ -26,6 +26,8 @@ export const MUTANTS = {
   'eternal-leases': [['leases.ts', "const expired = state === undefined ? 0 : (sql.expiredLeases.get(this.policy.name, key, now)?.['n'] as number);", 'const expired = 0;']],
   /** Eviction by the empty instant alone: in a fixed window every key shares it, the blocked key included. */
   'evict-by-expiry': [['sql.ts', 'ORDER BY fill, expires_at LIMIT 1', 'ORDER BY expires_at LIMIT 1']],
+  /** A row's indexed columns kept whenever its fill holds, however far its state's empty instant moved past them. */
+  'index-kept-past-empty': [['sql.ts', 'AND expires_at >= ? AND expires_at <= ? AND', 'AND ? IS NOT NULL AND ? IS NOT NULL AND']],
   /** A failure thrown to the caller instead of decided by the failure policy. */
   'throwing-failures': [
     [
