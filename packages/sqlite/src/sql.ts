@@ -18,7 +18,7 @@ export interface Sql {
   readonly sweptAt: Statement;
   /** (policy, key) → state */
   readonly state: Statement;
-  /** (state, policy, key, least expires_at, most expires_at, least fill, most fill): the state alone, while the row's indexed columns still hold */
+  /** (state, policy, key, least expires_at, most expires_at, least fill, fill below): the state alone, while the row's indexed columns still hold */
   readonly updateState: Statement;
   /** (state, expires_at, fill, policy, key) */
   readonly update: Statement;
@@ -28,6 +28,8 @@ export interface Sql {
   readonly remove: Statement;
   /** (policy, policy, now, limit) → expires_at of each deleted row */
   readonly expire: Statement;
+  /** (policy, limit) → key, state, expires_at of the rows the expiry index puts first */
+  readonly soonest: Statement;
   /** (policy, policy) → deletes the row with the most room (lowest fill, nearest empty) */
   readonly evict: Statement;
   /** (policy, key, now) → count of expired leases of the key */
@@ -71,11 +73,12 @@ export function prepare(db: Connection): Sql {
     addKeys: p('INSERT INTO rk_policies (name, keys) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET keys = keys + excluded.keys'),
     sweptAt: p('INSERT INTO rk_policies (name, swept_at) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET swept_at = max(swept_at, excluded.swept_at)'),
     state: p('SELECT state FROM rk_state WHERE policy = ? AND key = ?'),
-    updateState: p('UPDATE rk_state SET state = ? WHERE policy = ? AND key = ? AND expires_at >= ? AND expires_at <= ? AND fill > ? AND fill < ?'),
+    updateState: p('UPDATE rk_state SET state = ? WHERE policy = ? AND key = ? AND expires_at >= ? AND expires_at <= ? AND fill >= ? AND fill < ?'),
     update: p('UPDATE rk_state SET state = ?, expires_at = ?, fill = ? WHERE policy = ? AND key = ?'),
     insert: p('INSERT INTO rk_state (policy, key, state, expires_at, fill) VALUES (?, ?, ?, ?, ?)'),
     remove: p('DELETE FROM rk_state WHERE policy = ? AND key = ?'),
     expire: p('DELETE FROM rk_state WHERE policy = ? AND key IN (SELECT key FROM rk_state WHERE policy = ? AND expires_at <= ? ORDER BY expires_at LIMIT ?) RETURNING expires_at'),
+    soonest: p('SELECT key, state, expires_at FROM rk_state WHERE policy = ? ORDER BY expires_at LIMIT ?'),
     evict: p('DELETE FROM rk_state WHERE policy = ? AND key IN (SELECT key FROM rk_state WHERE policy = ? ORDER BY fill, expires_at LIMIT 1)'),
     expiredLeases: p('SELECT count(*) AS n FROM rk_leases WHERE policy = ? AND key = ? AND expires_at <= ?'),
     dropExpiredLeases: p('DELETE FROM rk_leases WHERE policy = ? AND key = ? AND expires_at <= ?'),

@@ -4,23 +4,27 @@
  * Bounded like the memory store: at most `maxKeys` keys per policy name (counted in rk_policies, never
  * by counting rows). State that has returned to empty decides exactly like a missing row, so it is
  * deleted, without a scan: each insert of a new key first deletes up to EXPIRED_BATCH rows whose
- * state has been empty for EXPIRED_GRACE_MS, taken from the start of the (policy, expires_at) index.
- * Rows therefore never pile up faster than keys arrive, and a key that is written again is never
- * touched. When the policy is at `maxKeys`, an insert deletes one row empty by now or else evicts the
- * key with the most room, by the (policy, fill, expires_at) index: the lowest fill the key held when
- * it was last written, then the nearest empty instant (ties in key order). A key's fill only falls
- * between its writes, so a key blocked now is ranked by a fill at least as high as it has, less 1/16
- * (below): a flood of fresh keys, each holding one request, is evicted before it, for every algorithm. (The memory store
- * ranks by the fill at the sweep, and evicts 1/32 of its table at once; here each insert evicts one.)
+ * expires_at is EXPIRED_GRACE_MS past, taken from the start of the (policy, expires_at) index. Rows
+ * therefore never pile up faster than keys arrive, and a key that is written again is never touched.
+ * When the policy is at `maxKeys`, an insert deletes one row empty by now (among the EMPTY_CANDIDATES
+ * rows the expiry index puts first, each decoded, since expires_at may lie past the empty instant) or
+ * else evicts the key with the most room, by the (policy, fill, expires_at) index: the lowest fill
+ * the key held when it was last written, then the nearest expiry (ties in key order). A key's fill
+ * only falls between its writes, and a full state is stored with a fill of at least 1, so a key
+ * blocked now ranks above a flood of fresh keys holding one request each, for every algorithm. (The
+ * memory store ranks by the fill at the sweep, and evicts 1/32 of its table at once; here each insert
+ * evicts one.)
  *
  * The two indexed columns are kept loosely, so that most writes change the state alone and touch no
- * index (two index writes cost a hot key's decision half its time): a row's expires_at is never
- * before the instant its state is empty (so nothing live is ever deleted as expired) and at most
- * max(1 s, 25 % of the time left) after it (a key's lifetime is a memory bound, not a decision);
- * a row is written with expires_at half that slack after its empty instant, and rewritten when a new
- * state no longer fits: a window's row each time the time left halves, a busy bucket's every eighth of
- * its time to refill (at least every half second). Its fill is within 1/16 of the limit of the fill at
- * its last write: keys that far apart are evicted in the memory store's order, closer ones in either.
+ * index (moving a row in two indexes costs a hot key's decision half its time): a row's expires_at is
+ * never before the instant its state is empty (nothing live is ever deleted as expired) and at most
+ * max(1 s, 25 % of the time left) after it (a key's lifetime is a memory bound, not a decision); a row
+ * is written with expires_at half that slack after its empty instant, and rewritten when a new state
+ * no longer fits: a window's row each time the time left halves, a busy bucket's every eighth of its
+ * time to refill (at least every half second). Its fill is within 1/16 of the limit of the state's
+ * (at least 1 for a full state): keys that far apart are evicted in the memory store's order, closer
+ * ones in either. Below a limit of 16 each admission moves the fill by more than 1/16 and rewrites
+ * both columns: the saving is for larger limits, and for writes that leave the fill in its band.
  *
  * A deleted empty state is only equivalent to no state at instants after it became empty. So each
  * policy keeps `swept_at`, the latest instant at which a deleted state was empty, and a decision at an
@@ -40,6 +44,9 @@ import type { Sql } from './sql.js';
 const SLACK_FLOOR_MS = 1_000;
 const SLACK_SHARE = 0.25;
 const FILL_STEP = 1 / 16;
+
+/** How many rows from the start of the expiry index a full table looks through for one empty by now. */
+const EMPTY_CANDIDATES = 8;
 
 /** How long a state stays empty before a new key's insert deletes it. */
 export const EXPIRED_GRACE_MS = 60_000;
@@ -80,7 +87,7 @@ export class PolicyTable<P extends Policy = Policy> {
   /** full tells whether a new key would exceed maxKeys (after deleting what has expired by `at`). */
   full(sql: Sql, at: number): boolean {
     if (this.#keys < this.#maxKeys) return false;
-    return this.#expire(sql, at, 1) === 0;
+    return !this.#emptyOne(sql, at);
   }
 
   read(sql: Sql, key: Uint8Array): Float64Array | undefined {
@@ -97,7 +104,9 @@ export class PolicyTable<P extends Policy = Policy> {
     const fill = this.algorithm.fill(this.policy, state, 0, at);
     const bytes = encodeState(state);
     const slack = Math.max(SLACK_FLOOR_MS, SLACK_SHARE * (emptyAt - at));
-    if (Number(sql.updateState.run(bytes, this.name, key, emptyAt, emptyAt + slack, fill - FILL_STEP, fill + FILL_STEP).changes) > 0) return;
+    // A full state keeps a fill of at least 1: a blocked key never ranks below one (see above).
+    const least = fill >= 1 ? 1 : fill - FILL_STEP;
+    if (Number(sql.updateState.run(bytes, this.name, key, emptyAt, emptyAt + slack, least, fill + FILL_STEP).changes) > 0) return;
     const expiresAt = emptyAt + slack / 2;
     if (Number(sql.update.run(bytes, expiresAt, fill, this.name, key).changes) > 0) return;
     this.#makeRoom(sql, at);
@@ -112,12 +121,31 @@ export class PolicyTable<P extends Policy = Policy> {
 
   #makeRoom(sql: Sql, at: number): void {
     this.#expire(sql, at - EXPIRED_GRACE_MS, EXPIRED_BATCH);
-    if (this.#keys < this.#maxKeys || this.#expire(sql, at, 1) > 0) return;
+    if (this.#keys < this.#maxKeys || this.#emptyOne(sql, at)) return;
     // A pinned key (leases) is never evicted: its caller denies a new key when the table is full.
     if (this.algorithm.pinned === true) return;
     if (Number(sql.evict.run(this.name, this.name).changes) === 0) return;
     this.#count(sql, -1);
     this.evictions++;
+  }
+
+  /**
+   * #emptyOne deletes a row whose state is empty by `at`, if one is among the EMPTY_CANDIDATES rows the
+   * expiry index puts first (a row's expires_at may lie past its empty instant, so each is decoded), and
+   * moves swept_at to its empty instant.
+   */
+  #emptyOne(sql: Sql, at: number): boolean {
+    for (const row of sql.soonest.all(this.name, EMPTY_CANDIDATES)) {
+      const stored = row['expires_at'] as number;
+      const emptyAt = stored <= at ? stored : this.algorithm.emptyAt(this.policy, decodeState(row['state'] as Uint8Array), 0);
+      if (emptyAt > at) continue;
+      sql.remove.run(this.name, row['key'] as Uint8Array);
+      sql.sweptAt.run(this.name, emptyAt);
+      if (emptyAt > this.#sweptAt) this.#sweptAt = emptyAt;
+      this.#count(sql, -1);
+      return true;
+    }
+    return false;
   }
 
   /** #expire deletes up to `limit` rows empty at or before `before`, and moves swept_at past them. */

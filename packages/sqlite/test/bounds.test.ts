@@ -2,9 +2,10 @@
  * The file stays bounded whatever keys clients send. Per policy at most maxKeys rows; a flood of fresh
  * keys evicts the keys with the most room first, so a blocked key stays blocked (the memory store's
  * guarantee; a mutant build evicting by the empty instant alone evicts it, as every key of one fixed
- * window shares that instant); expired rows are deleted two per new key, without a scan (every
- * statement's query plan searches an index); and the file stays near its size once the table is full.
- */
+ * window shares that instant); a full table deletes a row empty by now before it evicts a live key,
+ * though the row's expiry lies past its empty instant (a mutant trusting the expiry evicts one);
+ * expired rows are deleted two per new key, without a scan (every statement's query plan searches an
+ * index); and the file stays near its size once the table is full. */
 import { FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../src/index.js';
@@ -50,6 +51,33 @@ describe('a key flood', () => {
   it('catches a mutant that evicts by the empty instant alone', async () => {
     const { SqliteStore: Mutant } = (await import(mutantBuild('evict-by-expiry'))) as { SqliteStore: typeof SqliteStore };
     expect(blockedAfterFlood(Mutant, dir.file(), 5000)).toBe(false);
+  });
+
+  /**
+   * liveAfterFullTable: a table of 3 keys, one of them used up in a 10 s window and so empty from its
+   * end on (its expiry, kept loosely, lies 1.25 s later: src/table.ts); two keys use 1 each just after
+   * that end, and a fourth arrives. What the two live keys have left.
+   */
+  function liveAfterFullTable(Store: typeof SqliteStore): number[] {
+    const store = new Store({ path: dir.file(), maxKeys: 3 });
+    const clock = new ManualClock(T);
+    const limiter = new FixedWindowLimiter({ limit: 5, windowMs: 10_000, store, clock });
+    for (let i = 0; i < 5; i++) limiter.consume('a-used-up');
+    clock.set(T + 10_400);
+    limiter.consume('b');
+    clock.set(T + 10_500);
+    limiter.consume('c');
+    clock.set(T + 10_600);
+    limiter.consume('d');
+    const left = ['b', 'c'].map((key) => limiter.peek(key).remaining);
+    store.close();
+    return left;
+  }
+
+  it('at maxKeys deletes a row empty by now, its expiry not yet passed, before it evicts a live key', async () => {
+    expect(liveAfterFullTable(SqliteStore)).toEqual([3, 3]);
+    const { SqliteStore: Mutant } = (await import(mutantBuild('empty-by-stored-expiry'))) as { SqliteStore: typeof SqliteStore };
+    expect(liveAfterFullTable(Mutant)).toContain(4);
   });
 
   it('keeps the file near its size at the first full table while ten times as many keys pass', () => {
