@@ -115,7 +115,11 @@ export class SqliteBans implements StoreBinding<'sync'> {
       return decision;
     }
     if (decision.retryAfterMs === Infinity) return decision;
-    if (commit) this.#bans.write(sql, key, Float64Array.of(now + this.#banMs, cost), now);
+    if (commit) {
+      // The ban table's key count and swept instant, as every process left them (its maxKeys bound is the file's).
+      this.#bans.enter(sql, now);
+      this.#bans.write(sql, key, Float64Array.of(now + this.#banMs, cost), now);
+    }
     return bannedDecision(this.#policy, this.#banMs);
   }
 }

@@ -5,8 +5,8 @@
  * window shares that instant); a full table deletes a row empty by now before it evicts a live key,
  * though the row's expiry lies past its empty instant (a mutant trusting the expiry evicts one);
  * expired rows are deleted two per new key, without a scan (every statement's query plan searches an
- * index); and the file stays near its size once the table is full. */
-import { FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
+ * index); the file stays near its size once the table is full; and bans keep to maxKeys per file. */
+import { BanLimiter, FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../src/index.js';
 import { loadDriver } from '../src/driver.js';
@@ -95,6 +95,26 @@ describe('a key flood', () => {
     // 20,000 keys unbounded would take about ten times the pages; freed pages are reused (B-tree
     // splits leave a few partly filled), so the file stays near its size at the first full table.
     expect(pages()).toBeLessThanOrEqual(Math.ceil(full * 1.25));
+  });
+});
+
+describe('bans', () => {
+  it('keep to maxKeys per file, counted across processes (two stores on one file)', () => {
+    const path = dir.file();
+    const clock = new ManualClock(T);
+    const banning = (store: SqliteStore) => new BanLimiter({ limiter: new FixedWindowLimiter({ limit: 1, windowMs: 3_600_000, store, clock, name: 'login' }), banMs: 3_600_000 });
+    const first = new SqliteStore({ path, maxKeys: 3 });
+    const second = new SqliteStore({ path, maxKeys: 3 });
+    for (const [store, keys] of [
+      [first, ['a', 'b', 'c']],
+      [second, ['d', 'e']],
+    ] as const) {
+      const limiter = banning(store);
+      for (const key of keys) for (let i = 0; i < 2; i++) limiter.consume(key);
+    }
+    first.close();
+    second.close();
+    expect(query<{ n: number }>(path, "SELECT count(*) AS n FROM rk_state WHERE policy = 'login#ban'").n).toBe(3);
   });
 });
 
