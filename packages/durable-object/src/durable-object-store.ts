@@ -3,8 +3,8 @@
  * through RateLimiterObject (object.ts). Every core limiter accepts it unchanged
  * (`store: new DurableObjectStore({ namespace: env.LIMITS })`) and then answers with promises.
  *
- * One object per key. A key's calls, for every policy, go to the object named prefix + key (a key
- * that UTF-8 would alter is named by its code units: ./keys.ts), which decides them one after another: a hot key is never spread over objects (spreading it would give
+ * One object per key. A key's calls, for every policy, go to the object named prefix + key, which
+ * decides them one after another: a hot key is never spread over objects (spreading it would give
  * each object the whole limit), and a composite's members, which share the key, are one object's
  * one step, all or nothing. Keys never share an object either, so a hot key slows no other key and a
  * key flood only makes more objects, each holding one key. Cloudflare places an object near the
@@ -32,7 +32,6 @@ import type { Backend } from './backend.js';
 import { DurableObjectBinding } from './binding.js';
 import { Calls } from './calls.js';
 import type { FailureInfo } from './failure.js';
-import { objectName } from './keys.js';
 import { type DurableObjectStoreOptions, type FailurePolicy, type FallbackStore, type TimeSource, resolveOptions } from './options.js';
 import { type Plan, bookAll, decideAll, makePlan } from './together.js';
 
@@ -71,7 +70,7 @@ export class DurableObjectStore implements Store<'async'> {
       calls: this.#calls,
       clientTime: o.time === 'client',
       onFailure: o.onFailure,
-      objectName: (key) => objectName(prefix, key),
+      objectName: (key) => prefix + key,
       report: (info) => this.#report(info),
     };
   }

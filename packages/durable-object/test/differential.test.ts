@@ -4,7 +4,7 @@
  * a MemoryStore, and every step's figures must be identical (structured clone carries every double
  * exactly, Infinity included). Scenarios cover every algorithm, composites (a denial by one member
  * costs the others nothing), refunds, bans (and a refund lifting one), bookings and their cancel,
- * peek, allow and reset, and the never-satisfiable cost. Steps run on several isolates in turn, so
+ * peek, allow and reset, the never-satisfiable cost, and keys UTF-8 would merge (lone surrogates). Steps run on several isolates in turn, so
  * the state they share is the object's. A store that spreads a key over objects differs (mutant).
  */
 import { ManualClock, MemoryStore } from '@ratekeeper/core';
@@ -31,7 +31,14 @@ const BURSTY = steps([
   [3_000, 'consume', 1],
 ]);
 
+/** Keys a client could send that UTF-8 would merge (lone surrogates, and U+FFFD itself): each its own object. */
+const HOSTILE = ['\ud800', '\udbff', '\ufffd', '\udc00x'];
+
 const SCENARIOS: Record<string, Scenario> = {
+  'hostile keys, each its own object': {
+    limiters: [{ type: 'fixed-window', options: { limit: 3, windowMs: MIN } }],
+    steps: HOSTILE.flatMap((key, i) => Array.from({ length: i + 1 }, (): Step => ({ at: 0, do: 'consume', key }))).concat(HOSTILE.map((key): Step => ({ at: 1, do: 'peek', key }))),
+  },
   'token bucket': { limiters: [{ type: 'token-bucket', options: { capacity: 3, refillPerSecond: 1.5 } }], steps: BURSTY },
   gcra: { limiters: [{ type: 'gcra', options: { emissionIntervalMs: 333.25, burst: 3 } }], steps: BURSTY },
   'sliding window': { limiters: [{ type: 'sliding-window', options: { limit: 3, windowMs: 1_000 } }], steps: BURSTY },
