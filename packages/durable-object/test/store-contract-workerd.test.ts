@@ -19,11 +19,9 @@ import { DurableObjectStore } from '../src/durable-object-store.js';
 import type { LimiterNamespace } from '../src/index.js';
 import { bundle } from './support/harness.js';
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** throughUtf8 is `name` itself when UTF-8 keeps it, else '#' and the hex of its code units (no name the tests use starts with '#'). */
+/** throughUtf8 is `name` itself when UTF-8 keeps it (well-formed UTF-16), else '#' and the hex of its code units (no name the tests use starts with '#'). */
 function throughUtf8(name: string): string {
-  if (!LONE_SURROGATE.test(name)) return name;
+  if ((name as unknown as { isWellFormed(): boolean }).isWellFormed()) return name;
   let hex = '#';
   for (let i = 0; i < name.length; i++) hex += name.charCodeAt(i).toString(16).padStart(4, '0');
   return hex;
