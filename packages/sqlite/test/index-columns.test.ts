@@ -7,7 +7,7 @@
  *   that rewrites them writes exactly emptyAt + half that slack and the state's fill.
  * Random histories (fast-check) on each algorithm, the row read from the file after each step; and a
  * busy key's columns, counted: rewritten by 58 of its 599 writes (each of them before). A
- * mutant that keeps the columns whenever the fill holds ('index-kept-past-empty') fails the property,
+ * mutant that keeps an expiry past the empty instant ('index-kept-past-empty') fails the property,
  * and in a plain scenario it deletes a live key as expired, which then admits again what it had used.
  */
 import { ManualClock, MemoryStore, type Policy, type Store, fixedWindow, slidingLog, slidingWindow, tokenBucket } from '@ratekeeper/core';
@@ -121,7 +121,7 @@ describe('the indexed columns of a row', () => {
     expect({ admitted, rewrites }).toEqual({ admitted: 599, rewrites: 58 });
   });
 
-  it('catches columns kept whenever the fill holds (mutant index-kept-past-empty): the property fails', async () => {
+  it('catches an expiry kept past the empty instant (mutant index-kept-past-empty): the property fails there', async () => {
     const { SqliteStore: Mutant } = (await import(mutantBuild('index-kept-past-empty'))) as { SqliteStore: typeof SqliteStore };
     let failed: unknown;
     try {

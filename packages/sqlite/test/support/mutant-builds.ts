@@ -26,8 +26,8 @@ export const MUTANTS = {
   'eternal-leases': [['leases.ts', "const expired = state === undefined ? 0 : (sql.expiredLeases.get(this.policy.name, key, now)?.['n'] as number);", 'const expired = 0;']],
   /** Eviction by the empty instant alone: in a fixed window every key shares it, the blocked key included. */
   'evict-by-expiry': [['sql.ts', 'ORDER BY fill, expires_at LIMIT 1', 'ORDER BY expires_at LIMIT 1']],
-  /** A row's indexed columns kept whenever its fill holds, however far its state's empty instant moved past them. */
-  'index-kept-past-empty': [['sql.ts', 'AND expires_at >= ? AND expires_at <= ? AND', 'AND ? IS NOT NULL AND ? IS NOT NULL AND']],
+  /** A row's indexed columns kept without the lower bound: its expiry kept however far its state's empty instant moved past it. */
+  'index-kept-past-empty': [['sql.ts', 'AND expires_at >= ? AND expires_at <= ? AND', 'AND ? IS NOT NULL AND expires_at <= ? AND']],
   /** A full table that deletes a row as empty only once its expires_at has passed (which may lie past its empty instant). */
   'empty-by-stored-expiry': [['table.ts', "this.algorithm.emptyAt(this.policy, decodeState(row['state'] as Uint8Array), 0)", 'Number.POSITIVE_INFINITY']],
   /** A failure thrown to the caller instead of decided by the failure policy. */
