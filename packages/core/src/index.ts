@@ -95,12 +95,17 @@ export {
   type LimiterSource,
   type RateLimitBaseOptions,
   type RateLimitOptions,
+  /** @deprecated Renamed PreparedRateLimit (a plan is one of the `plans`), exported by @ratekeeper/core/adapter; this name leaves in the next minor version. */
   type RateLimitPlan,
   type RateLimitPlans,
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   prepareRateLimit,
-} from './http/plan.js';
-export type { Decide, Outcome } from './http/decide.js';
+} from './http/prepare.js';
+export type {
+  Decide,
+  /** @deprecated Renamed Decided ("outcome" is how a response ended), exported by @ratekeeper/core/adapter; this name leaves in the next minor version. */
+  Outcome,
+} from './http/decide.js';
 export { MissingIpError, RateLimiterError } from './http/errors.js';
 export {
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
@@ -126,7 +131,7 @@ export {
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   MAX_ENTRIES as MAX_LIMITED_BODIES,
 } from './http/limited-bodies.js';
-export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './http/outcome.js';
+export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './http/settle.js';
 export {
   DEFAULT_ABANDONED_MS,
   type NodeResponse,

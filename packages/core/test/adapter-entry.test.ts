@@ -28,6 +28,7 @@ const VALUES = [
   'RateLimiterError',
   'SHORTHAND',
   'abandon',
+  'bySocket',
   'checkIpv6Subnet',
   'chooseLimiter',
   'decisionProblem',
@@ -44,6 +45,8 @@ const VALUES = [
   'refuseUnknown',
   'retryAfterSeconds',
   'seconds',
+  'sendLimited',
+  'setNodeHeader',
   'writeHeaders',
 ];
 

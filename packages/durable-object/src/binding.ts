@@ -78,10 +78,10 @@ export class DurableObjectBinding<P extends Policy = Policy> implements StoreBin
     });
   }
 
-  #call<T>(key: string, op: OpBody, now: number, outcome: (answer: Answer | Failure) => T): Promise<T> {
+  #call<T>(key: string, op: OpBody, now: number, interpret: (answer: Answer | Failure) => T): Promise<T> {
     const timed = this.backend.clientTime ? { ...op, now } : op;
     const full = this.banMs === undefined ? timed : { ...timed, banMs: this.banMs };
-    return new Promise<T>((resolve) => this.backend.calls.submit(this.backend.objectName(key), { op: full, policies: this.policies, settle: (a) => resolve(outcome(a)) }));
+    return new Promise<T>((resolve) => this.backend.calls.submit(this.backend.objectName(key), { op: full, policies: this.policies, deliver: (a) => resolve(interpret(a)) }));
   }
 
   /** decideWithout is the failure policy's decision for this binding alone. */

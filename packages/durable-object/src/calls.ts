@@ -31,11 +31,11 @@ import type { Answer, Batch, Op, OpBody, Reply } from './protocol.js';
 /** Send is one RPC to the object named `name`. */
 export type Send = (name: string, batch: Batch) => Promise<Reply>;
 
-/** Call is one op on its way, `policies` being its members; `settle` gets its answer or a Failure. */
+/** Call is one op on its way, `policies` being its members; `deliver` gets its answer or a Failure. */
 export interface Call {
   readonly op: OpBody;
   readonly policies: readonly Policy[];
-  readonly settle: (answer: Answer | Failure) => void;
+  readonly deliver: (answer: Answer | Failure) => void;
 }
 
 /** MAX_WAIT_FACTOR × timeoutMs is the longest calls wait while their object answers 'expired'. */
@@ -98,14 +98,14 @@ export class Calls {
   #attempt(name: string, policies: readonly Policy[], ops: readonly Op[], calls: readonly Call[], since: number): void {
     const sentAt = Date.now();
     let done = false;
-    const finish = (outcome: Reply | Failure): void => {
+    const finish = (ended: Reply | Failure): void => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      if (typeof outcome === 'number' && outcome < 0 && Date.now() - since < MAX_WAIT_FACTOR * this.#timeoutMs) {
+      if (typeof ended === 'number' && ended < 0 && Date.now() - since < MAX_WAIT_FACTOR * this.#timeoutMs) {
         return this.#attempt(name, policies, ops, calls, since); // expired: answering, nothing done
       }
-      settleAll(calls, outcome);
+      deliverAll(calls, ended);
     };
     // Yield once before giving up: an answer already delivered in this turn is read first.
     const timer = setTimeout(() => setTimeout(() => finish(TIMEOUT), 0), this.#timeoutMs);
@@ -119,11 +119,11 @@ export class Calls {
   }
 }
 
-/** settleAll hands each call its answer, or every call the failure (a reply of the wrong shape is one). */
-function settleAll(calls: readonly Call[], outcome: Reply | Failure): void {
-  const answers = outcome instanceof Failure ? undefined : outcome;
-  const failure = outcome instanceof Failure ? outcome : typeof outcome === 'number' ? TIMEOUT : undefined;
+/** deliverAll hands each call its answer, or every call the failure (a reply of the wrong shape is one). */
+function deliverAll(calls: readonly Call[], ended: Reply | Failure): void {
+  const answers = ended instanceof Failure ? undefined : ended;
+  const failure = ended instanceof Failure ? ended : typeof ended === 'number' ? TIMEOUT : undefined;
   const usable = Array.isArray(answers) && answers.length === calls.length;
   const bad = new Failure('reply', new TypeError('DurableObjectStore: the object answered with an unexpected shape'));
-  calls.forEach((call, i) => call.settle(usable ? (answers[i] as Answer) : (failure ?? bad)));
+  calls.forEach((call, i) => call.deliver(usable ? (answers[i] as Answer) : (failure ?? bad)));
 }

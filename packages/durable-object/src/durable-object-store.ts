@@ -33,7 +33,7 @@ import { DurableObjectBinding } from './binding.js';
 import { Calls } from './calls.js';
 import type { FailureInfo } from './failure.js';
 import { type DurableObjectStoreOptions, type FailurePolicy, type FallbackStore, type TimeSource, resolveOptions } from './options.js';
-import { type Plan, bookAll, decideAll, makePlan } from './together.js';
+import { type PreparedMembers, bookAll, decideAll, prepareMembers } from './together.js';
 
 const OWNER = 'DurableObjectStore';
 const STEPS: readonly Algorithm<Policy>[] = [tokenBucket, slidingWindow, fixedWindow] as readonly Algorithm<Policy>[];
@@ -54,7 +54,7 @@ export class DurableObjectStore implements Store<'async'> {
   readonly #calls: Calls;
   readonly #fallbackStore: FallbackStore;
   readonly #names = new Map<string, string>();
-  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan>();
+  readonly #prepared = new WeakMap<readonly StoreBinding<'async'>[], PreparedMembers>();
   readonly #listeners = new Set<(info: FailureInfo) => void>();
 
   constructor(options: DurableObjectStoreOptions) {
@@ -103,19 +103,19 @@ export class DurableObjectStore implements Store<'async'> {
 
   /** prepareAll checks a composite once, when CompositeLimiter is built: members of this store, distinct names. */
   prepareAll(bindings: readonly StoreBinding<'async'>[]): void {
-    if (!this.#plans.has(bindings)) this.#plans.set(bindings, makePlan(this.#backend, bindings));
+    if (!this.#prepared.has(bindings)) this.#prepared.set(bindings, prepareMembers(this.#backend, bindings));
   }
 
   /** consumeAll decides every member in one op of the key's object, all or nothing; bindings no CompositeLimiter checked may reject. */
   consumeAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
-    const plan = this.#planOf(bindings);
-    return plan instanceof Error ? Promise.reject(plan) : decideAll(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
+    const prepared = this.#preparedOf(bindings);
+    return prepared instanceof Error ? Promise.reject(prepared) : decideAll(this.#backend, this.#fallbackStore, prepared, key, now, cost, commit);
   }
 
   /** reserveAll books a request (core's reserve.ts contract) in one op; a booking the object cannot make is refused. */
   reserveAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
-    const plan = this.#planOf(bindings);
-    return plan instanceof Error ? Promise.reject(plan) : bookAll(this.#backend, plan, key, now, cost, maxWaitMs);
+    const prepared = this.#preparedOf(bindings);
+    return prepared instanceof Error ? Promise.reject(prepared) : bookAll(this.#backend, prepared, key, now, cost, maxWaitMs);
   }
 
   /** on adds a listener for each failure the failure policy decided (FailureInfo). */
@@ -136,16 +136,16 @@ export class DurableObjectStore implements Store<'async'> {
     return { rpcs: this.#calls.rpcs, calls: this.#calls.calls };
   }
 
-  #planOf(bindings: readonly StoreBinding<'async'>[]): Plan | Error {
-    let plan = this.#plans.get(bindings);
-    if (plan !== undefined) return plan;
+  #preparedOf(bindings: readonly StoreBinding<'async'>[]): PreparedMembers | Error {
+    let prepared = this.#prepared.get(bindings);
+    if (prepared !== undefined) return prepared;
     try {
-      plan = makePlan(this.#backend, bindings);
+      prepared = prepareMembers(this.#backend, bindings);
     } catch (error) {
       return error as Error;
     }
-    this.#plans.set(bindings, plan);
-    return plan;
+    this.#prepared.set(bindings, prepared);
+    return prepared;
   }
 
   /** A listener that throws is the caller's bug: it surfaces as an uncaught error, never in a decision. */

@@ -20,15 +20,15 @@ import { Failure, closedDecision, decisionsOf, fallbackDecision, info, openDecis
 import type { FallbackStore } from './options.js';
 import type { Answer, Booked, OpBody } from './protocol.js';
 
-/** Plan is a composite's members, checked once (Store.prepareAll). */
-export interface Plan {
+/** PreparedMembers is a composite's members, checked once (Store.prepareAll). */
+export interface PreparedMembers {
   readonly members: readonly DurableObjectBinding[];
   readonly policies: readonly Policy[];
   readonly name: string;
 }
 
-/** makePlan checks that every binding is a plain (unbanned) binding of this store, under distinct names. */
-export function makePlan(backend: Backend, bindings: readonly StoreBinding<'async'>[]): Plan {
+/** prepareMembers checks that every binding is a plain (unbanned) binding of this store, under distinct names. */
+export function prepareMembers(backend: Backend, bindings: readonly StoreBinding<'async'>[]): PreparedMembers {
   const members = bindings.map((binding, i) => {
     if (!(binding instanceof DurableObjectBinding) || binding.backend !== backend || binding.banMs !== undefined) {
       throw new TypeError(`DurableObjectStore: composite member ${i} is not a limiter bound to this DurableObjectStore`);
@@ -41,49 +41,57 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
   return { members, policies: members.map((m) => m.policy), name: names.join('+') };
 }
 
-function submit<T>(backend: Backend, plan: Plan, key: string, op: OpBody, now: number, outcome: (answer: Answer | Failure) => T): Promise<T> {
+function submit<T>(backend: Backend, prepared: PreparedMembers, key: string, op: OpBody, now: number, interpret: (answer: Answer | Failure) => T): Promise<T> {
   const timed = backend.clientTime ? { ...op, now } : op;
-  return new Promise<T>((resolve) => backend.calls.submit(backend.objectName(key), { op: timed, policies: plan.policies, settle: (a) => resolve(outcome(a)) }));
+  return new Promise<T>((resolve) => backend.calls.submit(backend.objectName(key), { op: timed, policies: prepared.policies, deliver: (a) => resolve(interpret(a)) }));
 }
 
 /** decideAll is consumeAll: every member in one op, all or nothing; the failure policy over all when the object cannot. */
-export function decideAll(backend: Backend, fallbackStore: FallbackStore, plan: Plan, key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
-  return submit(backend, plan, key, { op: 'decide', cost, commit }, now, (answer) => {
-    const decisions = answer instanceof Failure ? undefined : decisionsOf(answer, plan.policies);
+export function decideAll(
+  backend: Backend,
+  fallbackStore: FallbackStore,
+  prepared: PreparedMembers,
+  key: string,
+  now: number,
+  cost: number,
+  commit: boolean,
+): Promise<readonly Decision[]> {
+  return submit(backend, prepared, key, { op: 'decide', cost, commit }, now, (answer) => {
+    const decisions = answer instanceof Failure ? undefined : decisionsOf(answer, prepared.policies);
     if (decisions !== undefined) return decisions;
-    backend.report(info(commit ? 'consume' : 'peek', plan.name, answer instanceof Failure ? answer : unreadable()));
-    if (backend.onFailure === 'open') return plan.policies.map((p) => openDecision(p, cost));
-    if (backend.onFailure === 'closed') return plan.policies.map(closedDecision);
-    const fallbacks = plan.members.map((m) => m.fallback);
-    return fallbackStore.consumeAll(fallbacks, key, now, cost, commit).map((d, i) => fallbackDecision(d, plan.policies[i] as Policy));
+    backend.report(info(commit ? 'consume' : 'peek', prepared.name, answer instanceof Failure ? answer : unreadable()));
+    if (backend.onFailure === 'open') return prepared.policies.map((p) => openDecision(p, cost));
+    if (backend.onFailure === 'closed') return prepared.policies.map(closedDecision);
+    const fallbacks = prepared.members.map((m) => m.fallback);
+    return fallbackStore.consumeAll(fallbacks, key, now, cost, commit).map((d, i) => fallbackDecision(d, prepared.policies[i] as Policy));
   });
 }
 
 /** bookAll is reserveAll: one op books every member at one instant, or none; `maxWaitMs` -1 means no bound. */
-export function bookAll(backend: Backend, plan: Plan, key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
-  return submit(backend, plan, key, { op: 'reserve', cost, maxWaitMs }, now, (answer) => {
+export function bookAll(backend: Backend, prepared: PreparedMembers, key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
+  return submit(backend, prepared, key, { op: 'reserve', cost, maxWaitMs }, now, (answer) => {
     const booked = bookedOf(answer);
-    const decisions = booked === undefined ? undefined : decisionsOf(booked.figures, plan.policies);
+    const decisions = booked === undefined ? undefined : decisionsOf(booked.figures, prepared.policies);
     if (booked !== undefined && decisions !== undefined) {
-      const cancel = booked.booking === 0 ? () => Promise.resolve(false) : canceller(backend, plan, key, booked.booking);
+      const cancel = booked.booking === 0 ? () => Promise.resolve(false) : canceller(backend, prepared, key, booked.booking);
       return { ok: booked.ok, delayMs: booked.delayMs, decisions, cancel };
     }
-    backend.report(info('reserve', plan.name, answer instanceof Failure ? answer : unreadable()));
-    return { ok: false, delayMs: Infinity, decisions: plan.policies.map(closedDecision), failed: true, cancel: () => Promise.resolve(false) };
+    backend.report(info('reserve', prepared.name, answer instanceof Failure ? answer : unreadable()));
+    return { ok: false, delayMs: Infinity, decisions: prepared.policies.map(closedDecision), failed: true, cancel: () => Promise.resolve(false) };
   });
 }
 
 /** canceller is a booking's cancel: one op, at most one success. */
-function canceller(backend: Backend, plan: Plan, key: string, booking: number): (now: number) => Promise<boolean> {
+function canceller(backend: Backend, prepared: PreparedMembers, key: string, booking: number): (now: number) => Promise<boolean> {
   let live = true;
   return (now) => {
     if (!live) return Promise.resolve(false);
-    return submit(backend, plan, key, { op: 'cancel', booking }, now, (answer) => {
+    return submit(backend, prepared, key, { op: 'cancel', booking }, now, (answer) => {
       if (answer === true) {
         live = false;
         return true;
       }
-      if (answer !== false) backend.report(info('cancel', plan.name, answer instanceof Failure ? answer : unreadable()));
+      if (answer !== false) backend.report(info('cancel', prepared.name, answer instanceof Failure ? answer : unreadable()));
       return false;
     });
   };

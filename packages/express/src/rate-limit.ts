@@ -32,8 +32,8 @@
  * strings: no promise and no closure per request.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type Decision, type LimitedBody, type Outcome, type ProxySetting, type RateLimitOptions, type RateLimitPlan } from '@ratekeeper/core';
-import { describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
+import type { Decision, ProxySetting, RateLimitOptions } from '@ratekeeper/core';
+import { type Decided, type PreparedRateLimit, bySocket, describeValue, prepareRateLimit, sendLimited, setNodeHeader } from '@ratekeeper/core/adapter';
 
 declare global {
   // Express types its Request through this global namespace (express-serve-static-core).
@@ -45,11 +45,6 @@ declare global {
     }
   }
 }
-
-/** gone: the client's socket closed (an async key lookup outlived the client). */
-const gone = (req: Request): boolean => req.socket.destroyed;
-/** socket: the client's connection, which delay mode watches to release a held request whose client left. */
-const socket = (req: Request) => req.socket;
 
 const OWNER = 'rateLimit';
 const PROXY: ProxySetting = {
@@ -76,38 +71,38 @@ export type ExpressRateLimitOptions = RateLimitOptions<Request> & {
 
 type Handler = NonNullable<ExpressRateLimitOptions['handler']>;
 
-const setHeader = (res: Response, name: string, value: string, append: boolean): void => {
-  if (append) res.appendHeader(name, value);
-  else res.setHeader(name, value);
-};
-
 /** rateLimit validates `options` and returns the middleware, for `app.use`, a Router or one route. */
 export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
-  const plan = prepareRateLimit<Request>(OWNER, options, ['handler'], { gone, socket });
+  const prepared = prepareRateLimit<Request>(
+    OWNER,
+    options,
+    ['handler'],
+    bySocket((req: Request) => req.socket),
+  );
   const custom = options?.handler;
   if (custom !== undefined && typeof custom !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(custom)}`);
   }
-  const handler: Handler = custom === undefined ? (_req, res, decision) => answer(res, plan.body(decision)) : presetStatus(plan, custom);
-  const proxy = plan.watchProxy(PROXY);
-  const resolved = (req: Request, res: Response, next: NextFunction, outcome: Outcome): void => {
-    if (outcome === undefined) next();
-    else if (outcome !== null) respond(plan, handler, req, res, next, outcome);
+  const handler: Handler = custom === undefined ? (_req, res, decision) => sendLimited(res, prepared.body(decision)) : presetStatus(prepared, custom);
+  const proxy = prepared.watchProxy(PROXY);
+  const resolved = (req: Request, res: Response, next: NextFunction, decided: Decided): void => {
+    if (decided === undefined) next();
+    else if (decided !== null) respond(prepared, handler, req, res, next, decided);
   };
 
   return function rateLimit(req: Request, res: Response, next: NextFunction): void {
-    let outcome: Decision | Promise<Outcome> | undefined;
+    let decided: Decision | Promise<Decided> | undefined;
     try {
       const ip = req.ip;
       if (proxy.pending) proxy.observe(ip, req.socket.remoteAddress, req.headers);
-      outcome = plan.decide(req, ip);
+      decided = prepared.decide(req, ip);
     } catch (error) {
       next(error);
       return;
     }
-    if (outcome === undefined) next();
-    else if (outcome instanceof Promise) outcome.then((settled) => resolved(req, res, next, settled), next);
-    else respond(plan, handler, req, res, next, outcome);
+    if (decided === undefined) next();
+    else if (decided instanceof Promise) decided.then((later) => resolved(req, res, next, later), next);
+    else respond(prepared, handler, req, res, next, decided);
   };
 }
 
@@ -116,15 +111,15 @@ export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
  * a promise callback on an async limiter, where a throw would be an unhandled rejection): a header the
  * response refuses and an error from the handler go to `next(err)`.
  */
-function respond(plan: RateLimitPlan<Request>, handler: Handler, req: Request, res: Response, next: NextFunction, decision: Decision): void {
+function respond(prepared: PreparedRateLimit<Request>, handler: Handler, req: Request, res: Response, next: NextFunction, decision: Decision): void {
   // First, whatever happens next: an admitted request's work is followed to its end (core's work.ts).
-  if (plan.watch !== undefined) plan.watch(req, res, decision);
+  if (prepared.watch !== undefined) prepared.watch(req, res, decision);
   if (res.headersSent) return;
   req.rateLimit = decision;
   let blocked: boolean;
   try {
-    plan.writeHeaders(res, setHeader, decision);
-    blocked = plan.blocks(decision);
+    prepared.writeHeaders(res, setNodeHeader, decision);
+    blocked = prepared.blocks(decision);
     if (blocked) {
       const done = handler(req, res, decision);
       if (done instanceof Promise) done.catch(next);
@@ -144,14 +139,14 @@ function respond(plan: RateLimitPlan<Request>, handler: Handler, req: Request, r
  * final handler answers an error without a status of its own with the response's 4xx/5xx status, which
  * would dress a broken handler up as a rate limit instead of a 500.
  */
-function presetStatus(plan: RateLimitPlan<Request>, custom: Handler): Handler {
+function presetStatus(prepared: PreparedRateLimit<Request>, custom: Handler): Handler {
   return (req, res, decision) => {
     const before = res.statusCode;
     const takeBack = (error: unknown): never => {
       if (!res.headersSent) res.statusCode = before;
       throw error;
     };
-    res.statusCode = plan.body(decision).status;
+    res.statusCode = prepared.body(decision).status;
     let done: unknown;
     try {
       done = custom(req, res, decision);
@@ -160,12 +155,4 @@ function presetStatus(plan: RateLimitPlan<Request>, custom: Handler): Handler {
     }
     return done instanceof Promise ? done.catch(takeBack) : done;
   };
-}
-
-/** answer sends the default limited response: the limiter's precomputed problem+json bytes. */
-function answer(res: Response, body: LimitedBody): void {
-  res.statusCode = body.status;
-  res.setHeader('Content-Type', body.contentType);
-  res.setHeader('Content-Length', body.bytes.length);
-  res.end(body.bytes);
 }

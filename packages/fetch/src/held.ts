@@ -1,5 +1,5 @@
 /**
- * Held requests: an admitted request's claimed Settle (core's outcome.ts), from the check until the
+ * Held requests: an admitted request's claimed Settle (core's settle.ts), from the check until the
  * application's Response is handed over (`hand`), which ends the request's work. A limit covers the
  * work it admits, so a client that goes away (the Request's `signal` aborts) does not end it: its
  * handler still runs, and its lease stays taken until that handler's Response is handed over. Then

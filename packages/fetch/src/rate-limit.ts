@@ -32,7 +32,7 @@
  * 499. On a runtime that never aborts it (workerd without its request-signal flag), the wait runs to
  * its bound and the booking stays.
  *
- * `countOutcome` and `settle` (core's outcome.ts) act once the request's work is over: `headers` (and
+ * `countOutcome` and `settle` (core's settle.ts) act once the request's work is over: `headers` (and
  * so `run` and `wrap`) or `finish` hand the application's Response over (held.ts), which settles the
  * charge when the runtime has read its body to the end or cancelled it, or at once when the client
  * had left (the Request's signal aborted): then the outcome is the handler's answer, aborted, and a
@@ -146,36 +146,36 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
   const gone = (request: Req): boolean => requestOf(request).signal?.aborted === true;
   const socket = (request: Req) => signalSocket(requestOf(request).signal);
   refuseProxyWarning(options);
-  const plan = prepareRateLimit<Req>(OWNER, options, ['handler'], { gone, socket });
-  const claim = plan.claim;
+  const prepared = prepareRateLimit<Req>(OWNER, options, ['handler'], { gone, socket });
+  const claim = prepared.claim;
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
   }
   // Admitted (and shadow-mode) decisions, until the application's response is built.
   const decided = new WeakMap<Req, Decision>();
-  // Admitted requests' settles, claimed at admission (only when the plan settles anything), until the
+  // Admitted requests' settles, claimed at admission (only when the prepared options settle anything), until the
   // application's Response is handed over (held.ts).
-  const held = claim === undefined ? undefined : new Held(claim, requestOf, plan.abandonedMs);
+  const held = claim === undefined ? undefined : new Held(claim, requestOf, prepared.abandonedMs);
 
   // A default 429/503 carries its fields as a plain record: a runtime can write it without building a
   // Headers (@hono/node-server's Response does), and it is the same Response everywhere else.
   const answer = (request: Req, decision: Decision): Response | Promise<Response> => {
-    const body = plan.body(decision); // the plan's cached bytes (per plan with `plans`)
+    const body = prepared.body(decision); // cached bytes (one set per plan with `plans`)
     if (handler !== undefined) return answerWith(handler, request, decision, body.status);
     const fields: Record<string, string> = { 'Content-Type': body.contentType };
-    plan.writeHeaders(fields, onRecord, decision);
+    prepared.writeHeaders(fields, onRecord, decision);
     return new Response(body.bytes, { status: body.status, headers: fields });
   };
   const answerWith = async (custom: Handler<Req>, request: Req, decision: Decision, status: number): Promise<Response> =>
-    withHeaders(limitedStatus(await custom(request, decision), status), (h) => plan.writeHeaders(h, onHeaders, decision));
+    withHeaders(limitedStatus(await custom(request, decision), status), (h) => prepared.writeHeaders(h, onHeaders, decision));
 
   /** admit finishes a decision: the Response to return instead (499, 429/503), or undefined to go on (remembered for the headers). */
   const admit = (request: Req, decision: Decision | undefined | null): Response | Promise<Response> | undefined => {
     // An async skip resolves to undefined (pass on, uncounted); null: the client is gone, uncounted.
     if (decision === undefined) return undefined;
     if (decision === null) return new Response(null, { status: 499 });
-    if (plan.blocks(decision)) return answer(request, decision);
+    if (prepared.blocks(decision)) return answer(request, decision);
     decided.set(request, decision);
     if (held !== undefined) held.hold(request, decision);
     return undefined;
@@ -189,10 +189,10 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
   const decideNow = (request: Req, client: ClientAddress | undefined): Response | Promise<Response | undefined> | undefined => {
     // A bare address string where { ip } belongs would read as "no address": say so instead.
     if (typeof client !== 'object' && client !== undefined) throw new TypeError(`${OWNER}: the client must be { ip }, got ${describeValue(client)}`);
-    const outcome = plan.decide(request, client?.ip ?? undefined);
-    if (outcome === undefined) return undefined;
-    if (outcome instanceof Promise) return outcome.then((decision) => admit(request, decision));
-    return admit(request, outcome);
+    const decided = prepared.decide(request, client?.ip ?? undefined);
+    if (decided === undefined) return undefined;
+    if (decided instanceof Promise) return decided.then((decision) => admit(request, decision));
+    return admit(request, decided);
   };
 
   const check = async function rateLimit(request: Req, client?: ClientAddress): Promise<Response | undefined> {
@@ -204,7 +204,7 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
   const headers = (request: Req, response: Response): Response => {
     const decision = decided.get(request);
     if (decision === undefined) return response;
-    const written = withHeaders(response, (h) => plan.writeHeaders(h, onHeaders, decision));
+    const written = withHeaders(response, (h) => prepared.writeHeaders(h, onHeaders, decision));
     return held === undefined ? written : held.hand(request, written);
   };
 
@@ -234,7 +234,7 @@ export function rateLimit<Req extends object = Request>(options?: FetchRateLimit
     decision: (request: Req) => decided.get(request),
     headers,
     finish,
-    writeHeaders: (decision: Decision, set: Setter) => plan.writeHeaders(set, through, decision),
+    writeHeaders: (decision: Decision, set: Setter) => prepared.writeHeaders(set, through, decision),
     run,
     wrap<A extends unknown[]>(inner: (request: Req, ...rest: RuntimeArgs) => Response | Promise<Response>, ip: (request: Req, ...rest: A) => string | null | undefined) {
       if (typeof inner !== 'function') throw new TypeError(`${OWNER}: wrap(handler, ip): handler must be a function, got ${describeValue(inner)}`);

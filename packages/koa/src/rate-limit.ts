@@ -32,7 +32,7 @@
  */
 import type { Context, Middleware, Next } from 'koa';
 import { type Decision, type ProxySetting, type RateLimitOptions } from '@ratekeeper/core';
-import { describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
+import { bySocket, describeValue, prepareRateLimit, setNodeHeader } from '@ratekeeper/core/adapter';
 
 declare module 'koa' {
   interface DefaultState {
@@ -40,11 +40,6 @@ declare module 'koa' {
     rateLimit?: Decision;
   }
 }
-
-/** gone: the client's socket closed (an async key lookup outlived the client). */
-const gone = (ctx: Context): boolean => ctx.req.socket.destroyed;
-/** socket: the client's connection, which delay mode watches to release a held request whose client left. */
-const socket = (ctx: Context) => ctx.req.socket;
 
 const OWNER = 'rateLimit';
 const PROXY: ProxySetting = {
@@ -68,33 +63,31 @@ export type KoaRateLimitOptions = RateLimitOptions<Context> & {
   readonly handler?: (ctx: Context, decision: Decision) => void | Promise<void>;
 };
 
-// Straight to the Node response: the middleware checks ctx.headerSent first, and ctx.set would only
-// add a delegate hop and a type check per header.
-const setHeader = (ctx: Context, name: string, value: string, append: boolean): void => {
-  if (append) ctx.res.appendHeader(name, value);
-  else ctx.res.setHeader(name, value);
-};
-
 /** rateLimit validates `options` and returns the middleware, for `app.use` or a router. */
 export function rateLimit(options?: KoaRateLimitOptions): Middleware {
-  const plan = prepareRateLimit<Context>(OWNER, options, ['handler'], { gone, socket });
+  const prepared = prepareRateLimit<Context>(
+    OWNER,
+    options,
+    ['handler'],
+    bySocket((ctx: Context) => ctx.req.socket),
+  );
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
   }
 
-  const proxy = plan.watchProxy(PROXY);
+  const proxy = prepared.watchProxy(PROXY);
 
   return async function rateLimit(ctx: Context, next: Next): Promise<void> {
     const ip = ctx.ip;
     if (proxy.pending) proxy.observe(ip, ctx.req.socket.remoteAddress, ctx.req.headers);
-    const outcome = plan.decide(ctx, ip);
-    if (outcome === undefined) return next();
-    const decision = outcome instanceof Promise ? await outcome : outcome;
+    const decided = prepared.decide(ctx, ip);
+    if (decided === undefined) return next();
+    const decision = decided instanceof Promise ? await decided : decided;
     if (decision === undefined) return next();
     if (decision === null) return;
     // First, whatever happens next: an admitted request's work is followed to its end (core's work.ts).
-    const work = plan.watch === undefined ? undefined : plan.watch(ctx, ctx.res, decision);
+    const work = prepared.watch === undefined ? undefined : prepared.watch(ctx, ctx.res, decision);
     if (work === undefined) return pass(ctx, next, decision);
     // Koa lets the handler run after its client left and writes nothing then: next() settling is the end.
     try {
@@ -110,9 +103,10 @@ export function rateLimit(options?: KoaRateLimitOptions): Middleware {
   function pass(ctx: Context, next: Next, decision: Decision): Promise<void> | void {
     if (ctx.headerSent) return;
     ctx.state.rateLimit = decision;
-    plan.writeHeaders(ctx, setHeader, decision);
-    if (!plan.blocks(decision)) return next();
-    const body = plan.body(decision);
+    // Straight to the Node response (ctx.headerSent was checked): ctx.set would add a delegate hop per field.
+    prepared.writeHeaders(ctx.res, setNodeHeader, decision);
+    if (!prepared.blocks(decision)) return next();
+    const body = prepared.body(decision);
     if (handler !== undefined) {
       // Preset, so a handler that only sets ctx.body answers 429 (503), not Koa's 200; it may set another.
       ctx.status = body.status;

@@ -42,7 +42,7 @@ export class Batcher {
       const calls = this.#queue.length <= MAX_CALLS ? this.#queue : this.#queue.slice(0, MAX_CALLS);
       this.#queue = calls === this.#queue ? [] : this.#queue.slice(MAX_CALLS);
       this.#inFlight++;
-      void this.#remote.run(new BatchRequest(this.#context, calls), (ended) => settle(calls, ended)).then(this.#returned);
+      void this.#remote.run(new BatchRequest(this.#context, calls), (ended) => deliver(calls, ended)).then(this.#returned);
     }
   };
 
@@ -52,16 +52,16 @@ export class Batcher {
   };
 }
 
-/** settle hands each call its decisions, or the Failure that ended the batch. */
-function settle(calls: readonly Call[], ended: unknown): void {
+/** deliver hands each call its decisions, or the Failure that ended the batch. */
+function deliver(calls: readonly Call[], ended: unknown): void {
   const reply = ended as BatchReply | undefined;
   const decisions = reply !== undefined && typeof reply === 'object' && 'decisions' in reply ? reply.decisions : undefined;
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as Call;
     const mine = decisions?.[i];
     try {
-      if (mine !== undefined) call.settle(mine);
-      else call.settle(undefined, ended);
+      if (mine !== undefined) call.deliver(mine);
+      else call.deliver(undefined, ended);
     } catch (error) {
       process.nextTick(() => {
         throw error;

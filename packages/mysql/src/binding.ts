@@ -124,7 +124,7 @@ export class MySqlBinding<P extends Policy = Policy> implements StoreBinding<'as
         now,
         cost,
         ...(ban === undefined ? {} : { ban }),
-        settle: (decisions, ended) => resolve(answer(decisions, decisions === undefined ? asFailure(ended) : undefined)),
+        deliver: (decisions, ended) => resolve(answer(decisions, decisions === undefined ? asFailure(ended) : undefined)),
       };
       this.backend.batcher.submit(call);
     });

@@ -38,7 +38,7 @@ export class MySqlLeases extends LeaseHolder {
             now,
             cost,
             leases: [work],
-            settle: (decisions, ended) => resolve(decisions ?? asFailure(ended)),
+            deliver: (decisions, ended) => resolve(decisions ?? asFailure(ended)),
           });
         }),
     });

@@ -65,7 +65,7 @@ export class MySqlStore extends EventEmitter<MySqlStoreEvents> implements Store<
   readonly #backend: Backend;
   readonly #peers: Peers;
   readonly #names = new PolicyNames();
-  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], readonly Bound[]>();
+  readonly #prepared = new WeakMap<readonly StoreBinding<'async'>[], readonly Bound[]>();
 
   constructor(options: MySqlStoreOptions) {
     super();
@@ -118,25 +118,25 @@ export class MySqlStore extends EventEmitter<MySqlStoreEvents> implements Store<
 
   /** prepareAll checks a composite once, when CompositeLimiter is built. */
   prepareAll(bindings: readonly StoreBinding<'async'>[]): void {
-    if (!this.#plans.has(bindings)) this.#plans.set(bindings, this.#plan(bindings));
+    if (!this.#prepared.has(bindings)) this.#prepared.set(bindings, this.#prepare(bindings));
   }
 
   /** consumeAll decides a composite in one transaction, all or nothing; by the failure policy over all when the database cannot. */
   consumeAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
-    const plan = this.#planOf(bindings);
+    const prepared = this.#preparedOf(bindings);
     // A lease member takes its leases with its own work, and records them once the composite is admitted.
-    const leases = plan.map((m) => (m instanceof MySqlLeases ? m.work() : undefined));
+    const leases = prepared.map((m) => (m instanceof MySqlLeases ? m.work() : undefined));
     return new Promise((resolve) => {
       this.#backend.batcher.submit({
         kind: commit ? 'consume' : 'peek',
-        members: plan as readonly Member[],
+        members: prepared as readonly Member[],
         key: encodeKeyOf(key),
         now,
         cost,
         leases,
-        settle: (decisions, ended) => {
-          if (decisions === undefined) return resolve(this.#failedAll(plan, key, now, cost, commit, ended));
-          if (commit && decisions.every((d) => d.allowed)) plan.forEach((m, i) => m instanceof MySqlLeases && m.taken(key, leases[i] as NonNullable<(typeof leases)[number]>));
+        deliver: (decisions, ended) => {
+          if (decisions === undefined) return resolve(this.#failedAll(prepared, key, now, cost, commit, ended));
+          if (commit && decisions.every((d) => d.allowed)) prepared.forEach((m, i) => m instanceof MySqlLeases && m.taken(key, leases[i] as NonNullable<(typeof leases)[number]>));
           resolve(decisions);
         },
       });
@@ -149,9 +149,9 @@ export class MySqlStore extends EventEmitter<MySqlStoreEvents> implements Store<
    * one transaction (core's reserve.ts contract; ./reserve.ts); `maxWaitMs` -1 means no bound.
    */
   reserveAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
-    const plan = this.#planOf(bindings);
-    const members = plan.filter((m): m is MySqlBinding => m instanceof MySqlBinding);
-    if (members.length !== plan.length) return Promise.reject(new TypeError(`${OWNER}: a concurrency lease cannot be booked`));
+    const prepared = this.#preparedOf(bindings);
+    const members = prepared.filter((m): m is MySqlBinding => m instanceof MySqlBinding);
+    if (members.length !== prepared.length) return Promise.reject(new TypeError(`${OWNER}: a concurrency lease cannot be booked`));
     return book(members, key, now, cost, maxWaitMs);
   }
 
@@ -184,16 +184,16 @@ export class MySqlStore extends EventEmitter<MySqlStoreEvents> implements Store<
     return decisions.map((d, i) => fallbackDecision(d, (members[i] as Bound).policy));
   }
 
-  #planOf(bindings: readonly StoreBinding<'async'>[]): readonly Bound[] {
-    let members = this.#plans.get(bindings);
+  #preparedOf(bindings: readonly StoreBinding<'async'>[]): readonly Bound[] {
+    let members = this.#prepared.get(bindings);
     if (members === undefined) {
-      members = this.#plan(bindings);
-      this.#plans.set(bindings, members);
+      members = this.#prepare(bindings);
+      this.#prepared.set(bindings, members);
     }
     return members;
   }
 
-  #plan(bindings: readonly StoreBinding<'async'>[]): readonly Bound[] {
+  #prepare(bindings: readonly StoreBinding<'async'>[]): readonly Bound[] {
     if (bindings.length > MAX_MEMBERS) throw new TypeError(`${OWNER}: a composite has at most ${MAX_MEMBERS} members, got ${bindings.length}`);
     const members = bindings.map((b, i) => {
       if (!(b instanceof MySqlBinding || b instanceof MySqlLeases) || b.backend !== this.#backend)

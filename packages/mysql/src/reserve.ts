@@ -34,7 +34,7 @@ export function book(members: readonly MySqlBinding[], key: string, now: number,
       now,
       cost,
       booking: booked,
-      settle: (decisions, ended) => {
+      deliver: (decisions, ended) => {
         if (decisions === undefined) {
           backend.report(failureInfo('reserve', name, asFailure(ended)));
           resolve({ ok: false, failed: true, delayMs: Infinity, decisions: members.map((m) => closedDecision(m.policy)), cancel: never });
@@ -62,7 +62,7 @@ function canceller(members: readonly MySqlBinding[], key: Buffer, booked: Booked
         now,
         cost: 0,
         cancel,
-        settle: (decisions, ended) => {
+        deliver: (decisions, ended) => {
           if (decisions === undefined) {
             backend.report(failureInfo('cancel', name, asFailure(ended)));
             resolve(false);

@@ -74,8 +74,8 @@ export interface Call {
   readonly cancel?: Cancel;
   /** The lease work of each member that holds leases (by position in `members`): what to take, give back or renew. */
   readonly leases?: readonly (LeaseWork | undefined)[];
-  /** settle receives the call's decisions (none for refund and reset), or the Failure that kept the batch from deciding. */
-  settle(decisions: readonly Decision[] | undefined, failure?: unknown): void;
+  /** deliver receives the call's decisions (none for refund and reset), or the Failure that kept the batch from deciding. */
+  deliver(decisions: readonly Decision[] | undefined, failure?: unknown): void;
 }
 
 /** rowId names a (policy, key) row in a batch. */

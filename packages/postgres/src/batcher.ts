@@ -34,12 +34,12 @@ const PING_FRACTION = 4;
 /** At most MAX_PINGS pings in flight (see above). */
 const MAX_PINGS = 3;
 
-/** Settle receives a call's answer (its decisions, or undefined for refund and reset) or its Failure. */
-export type Settle = (answer: readonly Decision[] | undefined | Failure) => void;
+/** Deliver receives a call's answer (its decisions, or undefined for refund and reset) or its Failure. */
+export type Deliver = (answer: readonly Decision[] | undefined | Failure) => void;
 
 interface Pending {
   readonly op: Op;
-  readonly settle: Settle;
+  readonly deliver: Deliver;
 }
 
 /** expiredAt reads a batch's 'expired' answer for Remote. */
@@ -72,9 +72,9 @@ export class Batcher {
     this.#pingMs = Math.max(1, Math.floor(timeoutMs / PING_FRACTION));
   }
 
-  /** add queues `op`; `settle` runs once with its answer or Failure. */
-  add(op: Op, settle: Settle): void {
-    this.#queue.push({ op, settle });
+  /** add queues `op`; `deliver` runs once with its answer or Failure. */
+  add(op: Op, deliver: Deliver): void {
+    this.#queue.push({ op, deliver });
     if (!this.#scheduled && this.#inFlight < MAX_IN_FLIGHT) {
       this.#scheduled = true;
       queueMicrotask(this.#flush);
@@ -122,8 +122,8 @@ export class Batcher {
     const request = { deadlined: true, send: (deadline: number) => runBatch(context, batch, deadline) };
     void this.#remote
       .run(request, (ended) => {
-        if (ended instanceof Failure) for (const p of pending) p.settle(ended);
-        else pending.forEach((p, i) => p.settle((ended as Answers)[i]));
+        if (ended instanceof Failure) for (const p of pending) p.deliver(ended);
+        else pending.forEach((p, i) => p.deliver((ended as Answers)[i]));
       })
       .then(() => {
         this.#inFlight--;

@@ -5,7 +5,7 @@
  * 'closed' per member, 'fallback' through the fallback store's own consumeAll over the members'
  * shares.
  *
- * A plan is checked once, when CompositeLimiter is built (prepareAll): every member a binding of this
+ * A composite's members are checked once, when CompositeLimiter is built (prepareAll): every member a binding of this
  * store, no two with one policy name (they would share rows). A violation is a TypeError naming
  * PostgresStore there.
  */
@@ -16,13 +16,13 @@ import type { Backend } from './backend.js';
 import { PostgresBinding } from './binding.js';
 import { PostgresLeases } from './leases.js';
 
-export interface Plan {
+export interface PreparedMembers {
   readonly members: readonly (PostgresBinding | PostgresLeases)[];
   readonly name: string;
 }
 
-/** makePlan checks a composite's bindings (see above). */
-export function makePlan(backend: Backend, bindings: readonly StoreBinding<'async'>[]): Plan {
+/** prepareMembers checks a composite's bindings (see above). */
+export function prepareMembers(backend: Backend, bindings: readonly StoreBinding<'async'>[]): PreparedMembers {
   const members = bindings.map((binding, i) => {
     if (!(binding instanceof PostgresBinding || binding instanceof PostgresLeases) || binding.backend !== backend) {
       throw new TypeError(`PostgresStore: composite member ${i} is not bound to this PostgresStore`);
@@ -36,8 +36,8 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
 }
 
 /** decideAll decides a composite in one op, or by the failure policy when the database cannot. */
-export function decideAll(backend: Backend, plan: Plan, key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
-  const { members } = plan;
+export function decideAll(backend: Backend, prepared: PreparedMembers, key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
+  const { members } = prepared;
   const parts = members.map((m) => m.part(key));
   const op: Op = { kind: 'decide', parts, now, cost, commit };
   // A lease member records what it took once the composite is decided: its leases, or the policy's units.
@@ -54,7 +54,7 @@ export function decideAll(backend: Backend, plan: Plan, key: string, now: number
         if (commit && decisions.every((d) => d.allowed)) took(undefined);
         return resolve(decisions);
       }
-      backend.report(failureInfo(commit ? 'consume' : 'peek', plan.name, answer));
+      backend.report(failureInfo(commit ? 'consume' : 'peek', prepared.name, answer));
       if (backend.onFailure === 'open') {
         if (commit) took(true);
         return resolve(members.map((m) => openDecision(m.policy, cost)));

@@ -32,7 +32,7 @@ import { BAN_SUFFIX, PostgresBans } from './bans.js';
 import { Batcher, expiredAt } from './batcher.js';
 import { PostgresBinding } from './binding.js';
 import { PostgresLeases } from './leases.js';
-import { type Plan, decideAll, makePlan } from './composite.js';
+import { type PreparedMembers, decideAll, prepareMembers } from './composite.js';
 import { failureOf } from './failure.js';
 import { type PostgresStoreOptions, type TimeSource, resolveOptions } from './options.js';
 import { MAX_NAME_LENGTH } from './keys.js';
@@ -57,7 +57,7 @@ export class PostgresStore extends EventEmitter<PostgresStoreEvents> implements 
   readonly #batcher: Batcher;
   readonly #peers: Peers;
   readonly #names = new Map<string, string>();
-  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan>();
+  readonly #prepared = new WeakMap<readonly StoreBinding<'async'>[], PreparedMembers>();
   readonly #bookings = new Bookings();
   readonly #leaseTtlMs: number;
 
@@ -134,28 +134,28 @@ export class PostgresStore extends EventEmitter<PostgresStoreEvents> implements 
 
   /** prepareAll checks a composite once, when CompositeLimiter is built (./composite.ts). */
   prepareAll(bindings: readonly StoreBinding<'async'>[]): void {
-    this.#planOf(bindings);
+    this.#preparedOf(bindings);
   }
 
-  /** planOf is the checked plan of `bindings`, made once (it throws for bindings this store cannot decide together). */
-  #planOf(bindings: readonly StoreBinding<'async'>[]): Plan {
-    let plan = this.#plans.get(bindings);
-    if (plan === undefined) {
-      plan = makePlan(this.#backend, bindings);
-      this.#plans.set(bindings, plan);
+  /** preparedOf is `bindings`, checked and prepared, made once (it throws for bindings this store cannot decide together). */
+  #preparedOf(bindings: readonly StoreBinding<'async'>[]): PreparedMembers {
+    let prepared = this.#prepared.get(bindings);
+    if (prepared === undefined) {
+      prepared = prepareMembers(this.#backend, bindings);
+      this.#prepared.set(bindings, prepared);
     }
-    return plan;
+    return prepared;
   }
 
   /** consumeAll decides a composite in one transaction, all or nothing (./composite.ts). */
   consumeAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
-    let plan: Plan;
+    let prepared: PreparedMembers;
     try {
-      plan = this.#planOf(bindings);
+      prepared = this.#preparedOf(bindings);
     } catch (error) {
       return Promise.reject(error);
     }
-    return decideAll(this.#backend, plan, key, now, cost, commit);
+    return decideAll(this.#backend, prepared, key, now, cost, commit);
   }
 
   /**
@@ -164,14 +164,14 @@ export class PostgresStore extends EventEmitter<PostgresStoreEvents> implements 
    * one transaction (core's reserve.ts contract; ./reserve.ts); `maxWaitMs` -1 means no bound.
    */
   reserveAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
-    let plan: Plan;
+    let prepared: PreparedMembers;
     try {
-      plan = this.#planOf(bindings);
+      prepared = this.#preparedOf(bindings);
     } catch (error) {
       return Promise.reject(error);
     }
-    const members = plan.members.filter((m): m is PostgresBinding => m instanceof PostgresBinding);
-    if (members.length !== plan.members.length) return Promise.reject(new TypeError(`${OWNER}: a concurrency lease cannot be booked`));
+    const members = prepared.members.filter((m): m is PostgresBinding => m instanceof PostgresBinding);
+    if (members.length !== prepared.members.length) return Promise.reject(new TypeError(`${OWNER}: a concurrency lease cannot be booked`));
     return this.#bookings.book(members, key, now, cost, maxWaitMs);
   }
 

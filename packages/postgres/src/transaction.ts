@@ -139,7 +139,7 @@ async function attempt(ctx: Context, batch: Batch, deadline: number, startedAt: 
     // An error the database sent (a SQLSTATE: the backend terminated by an administrator, a deadlock) is an answer too.
     if (working(error)) ctx.alive();
     await closeAfter(session, error);
-    if (answers !== undefined && txid !== undefined && breaksConnection(error)) return settleLost(ctx, batch, txid, answers, startedAt);
+    if (answers !== undefined && txid !== undefined && breaksConnection(error)) return fateOfLost(ctx, batch, txid, answers, startedAt);
     if (breaksConnection(error) || retryable(error)) return RERUN;
     throw error;
   }
@@ -157,11 +157,11 @@ async function closeAfter(session: Session, error: unknown): Promise<void> {
 }
 
 /**
- * settleLost learns the fate of a transaction whose COMMIT reply was lost: its answers when it
+ * fateOfLost learns the fate of a transaction whose COMMIT reply was lost: its answers when it
  * committed, RERUN when it aborted; while it is in progress or the database cannot be asked, it asks
  * again, for at most giveUpMs after the batch started.
  */
-async function settleLost(ctx: Context, batch: Batch, txid: string, answers: Answers, startedAt: number): Promise<Answers | typeof RERUN> {
+async function fateOfLost(ctx: Context, batch: Batch, txid: string, answers: Answers, startedAt: number): Promise<Answers | typeof RERUN> {
   for (;;) {
     try {
       const status = (await ctx.db.query(statusSql(txid)))[0]?.['status'];

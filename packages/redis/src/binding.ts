@@ -14,7 +14,7 @@ import { Failure, type FailureInfo, type FailurePolicy, type Fallback, decideByP
 import { encodeKey, keyHead } from './keys.js';
 import { BATCHED } from './lua/batch-script.js';
 import { type Script, type StepName, refundScript, singleScript } from './lua/scripts.js';
-import type { Outcome, RedisRemote } from './transport/remote.js';
+import type { Interpret, RedisRemote } from './transport/remote.js';
 
 type Operation = FailureInfo['operation'];
 
@@ -167,11 +167,11 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   }
 
   /** #run decides one request: through the batcher when batching is on, else as one EVALSHA of this policy's script. */
-  #run<T>(key: string, now: number, cost: number, commit: boolean, outcome: Outcome<T>, redisKey = this.keyOf(key)): Promise<T> {
+  #run<T>(key: string, now: number, cost: number, commit: boolean, interpret: Interpret<T>, redisKey = this.keyOf(key)): Promise<T> {
     const group = this.#group;
     const batcher = this.backend.batcher;
-    if (batcher !== undefined) return batcher.submit(redisKey, redisKey, group, cost, commit, now, outcome);
-    return this.backend.remote.eval(this.#script, group.command(redisKey, now, String(commit ? cost : -cost)), redisKey, outcome);
+    if (batcher !== undefined) return batcher.submit(redisKey, redisKey, group, cost, commit, now, interpret);
+    return this.backend.remote.eval(this.#script, group.command(redisKey, now, String(commit ? cost : -cost)), redisKey, interpret);
   }
 
   #failed(operation: Operation, ended: unknown, key: string, now: number, cost: number, commit: boolean): Decision {
@@ -185,9 +185,9 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   }
 }
 
-/** asFailure turns an outcome that is not a usable reply into a Failure. */
-export function asFailure(outcome: unknown): Failure {
-  return outcome instanceof Failure ? outcome : new Failure('reply', new TypeError('RedisStore: the script reply has an unexpected shape'));
+/** asFailure turns an answer that is not a usable reply into a Failure. */
+export function asFailure(ended: unknown): Failure {
+  return ended instanceof Failure ? ended : new Failure('reply', new TypeError('RedisStore: the script reply has an unexpected shape'));
 }
 
 /** info is the 'failure' event's payload (core's failureInfo). */

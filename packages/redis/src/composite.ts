@@ -5,7 +5,7 @@
  * in the Batcher (./transport/batcher.ts): concurrent composite and single decisions go to Redis together, in
  * the order they were made, each composite still all or nothing in the batch script.
  *
- * A plan (the script, the members, the ARGV tail) is built once per bindings
+ * A composite's prepared members (the script, the members, the ARGV tail) are built once per bindings
  * array, which CompositeLimiter passes unchanged on every call. Building it checks that every member
  * is a binding of this store, that no two share a policy name (they would share a key) and that there
  * are at most 16: violations are programming errors, and throw a TypeError when CompositeLimiter is
@@ -22,7 +22,7 @@ import { MAX_MEMBERS, compositeScript } from './lua/composite-script.js';
 import type { Script, StepName } from './lua/scripts.js';
 import type { FallbackStore } from '@ratekeeper/core/store';
 
-export interface Plan {
+export interface PreparedMembers {
   readonly script: Script;
   readonly members: readonly RedisBinding[];
   readonly policies: readonly Policy[];
@@ -32,7 +32,7 @@ export interface Plan {
   readonly group: Group;
 }
 
-export function makePlan(backend: Backend, bindings: readonly StoreBinding<'async'>[]): Plan {
+export function prepareMembers(backend: Backend, bindings: readonly StoreBinding<'async'>[]): PreparedMembers {
   const members = bindings.map((binding, i) => {
     if (!(binding instanceof RedisBinding) || binding.backend !== backend) {
       throw new TypeError(`RedisStore: composite member ${i} is not bound to this RedisStore`);
@@ -73,23 +73,31 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'asyn
 }
 
 /** decideComposite runs the composite script and, when Redis cannot answer, the failure policy. */
-export function decideComposite(backend: Backend, fallbackStore: FallbackStore, plan: Plan, key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
+export function decideComposite(
+  backend: Backend,
+  fallbackStore: FallbackStore,
+  prepared: PreparedMembers,
+  key: string,
+  now: number,
+  cost: number,
+  commit: boolean,
+): Promise<readonly Decision[]> {
   const tag = `${encodeKey(key)}}`;
-  const keys = plan.members.map((member) => `${member.head}${tag}`);
-  const outcome = (ended: unknown): readonly Decision[] => {
-    const decisions = decodeAll(ended, plan.policies);
+  const keys = prepared.members.map((member) => `${member.head}${tag}`);
+  const interpret = (ended: unknown): readonly Decision[] => {
+    const decisions = decodeAll(ended, prepared.policies);
     if (decisions !== undefined) return decisions;
-    backend.report(info(commit ? 'consume' : 'peek', plan.name, asFailure(ended)));
-    return decideWithout(backend, fallbackStore, plan, key, now, cost, commit);
+    backend.report(info(commit ? 'consume' : 'peek', prepared.name, asFailure(ended)));
+    return decideWithout(backend, fallbackStore, prepared, key, now, cost, commit);
   };
   const first = keys[0] as string;
-  if (backend.batcher !== undefined) return backend.batcher.submit(keys, first, plan.group, cost, commit, now, outcome);
-  return backend.remote.eval(plan.script, plan.group.command(keys, now, String(commit ? cost : -cost)), first, outcome);
+  if (backend.batcher !== undefined) return backend.batcher.submit(keys, first, prepared.group, cost, commit, now, interpret);
+  return backend.remote.eval(prepared.script, prepared.group.command(keys, now, String(commit ? cost : -cost)), first, interpret);
 }
 
-function decideWithout(backend: Backend, fallbackStore: FallbackStore, plan: Plan, key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
-  if (backend.onFailure === 'open') return plan.members.map((m) => openDecision(m.policy, cost));
-  if (backend.onFailure === 'closed') return plan.members.map((m) => closedDecision(m.policy));
-  const fallbacks = plan.members.map((m) => m.fallback);
-  return fallbackStore.consumeAll(fallbacks, key, now, cost, commit).map((d, i) => fallbackDecision(d, plan.policies[i] as Policy));
+function decideWithout(backend: Backend, fallbackStore: FallbackStore, prepared: PreparedMembers, key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
+  if (backend.onFailure === 'open') return prepared.members.map((m) => openDecision(m.policy, cost));
+  if (backend.onFailure === 'closed') return prepared.members.map((m) => closedDecision(m.policy));
+  const fallbacks = prepared.members.map((m) => m.fallback);
+  return fallbackStore.consumeAll(fallbacks, key, now, cost, commit).map((d, i) => fallbackDecision(d, prepared.policies[i] as Policy));
 }

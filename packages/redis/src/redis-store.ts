@@ -40,7 +40,7 @@ import { EventEmitter } from 'node:events';
 import type { Algorithm, Booking, ConcurrencyPolicy, Decision, Policy, StoreBinding, Store } from '@ratekeeper/core';
 import { RedisBans } from './ban-binding.js';
 import { type Backend, RedisBinding, scriptParams } from './binding.js';
-import { type Plan, decideComposite, makePlan } from './composite.js';
+import { type PreparedMembers, decideComposite, prepareMembers } from './composite.js';
 import { type FailureInfo, type FailurePolicy, Fallback, type FallbackStore, type Peers, warnFailureOnce } from '@ratekeeper/core/store';
 import { causeOf, warningText } from './failure-warning.js';
 import { STEPS, type StepName } from './lua/scripts.js';
@@ -51,9 +51,9 @@ import { redisPeers } from './transport/peers.js';
 import { leaseCounters } from './lease/lease-calls.js';
 import { PolicyNames } from './names.js';
 import { RedisConcurrency } from './concurrency/concurrency-binding.js';
-import { type ConcurrencyPlan, decideWithConcurrency, hasConcurrency, makeConcurrencyPlan } from './concurrency/concurrency-composite.js';
+import { type PreparedConcurrency, decideWithConcurrency, hasConcurrency, prepareConcurrency } from './concurrency/concurrency-composite.js';
 import { RedisRemote } from './transport/remote.js';
-import { type ReservePlan, bookOnRedis, reservePlan } from './reserve.js';
+import { type PreparedReserve, bookOnRedis, prepareReserve } from './reserve.js';
 import { slotOf } from './transport/slot.js';
 
 /** MAX_LEASES bounds a concurrency limit on Redis: each unit in flight is one member of a sorted set. */
@@ -74,8 +74,8 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
   readonly #names = new PolicyNames();
   readonly #fallbackDivisor: () => number;
   readonly #peers: Peers;
-  readonly #plans = new WeakMap<readonly StoreBinding<'async'>[], Plan | ConcurrencyPlan>();
-  readonly #reservePlans = new WeakMap<readonly StoreBinding<'async'>[], ReservePlan>();
+  readonly #prepared = new WeakMap<readonly StoreBinding<'async'>[], PreparedMembers | PreparedConcurrency>();
+  readonly #preparedReserves = new WeakMap<readonly StoreBinding<'async'>[], PreparedReserve>();
   readonly #probeIntervalMs: number;
   readonly #client: unknown;
   readonly #warn: boolean;
@@ -154,26 +154,26 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
 
   /** prepareAll checks a composite once, when CompositeLimiter is built: members, names, at most 16. */
   prepareAll(bindings: readonly StoreBinding<'async'>[]): void {
-    if (!this.#plans.has(bindings)) this.#plans.set(bindings, this.#plan(bindings));
+    if (!this.#prepared.has(bindings)) this.#prepared.set(bindings, this.#prepare(bindings));
   }
 
   /** consumeAll never throws: bindings no CompositeLimiter checked that are refused reject instead. */
   consumeAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, commit: boolean): Promise<readonly Decision[]> {
-    let plan = this.#plans.get(bindings);
-    if (plan === undefined) {
+    let prepared = this.#prepared.get(bindings);
+    if (prepared === undefined) {
       try {
-        plan = this.#plan(bindings);
+        prepared = this.#prepare(bindings);
       } catch (error) {
         return Promise.reject(error);
       }
-      this.#plans.set(bindings, plan);
+      this.#prepared.set(bindings, prepared);
     }
-    if ('leases' in plan) return decideWithConcurrency(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
-    return decideComposite(this.#backend, this.#fallbackStore, plan, key, now, cost, commit);
+    if ('leases' in prepared) return decideWithConcurrency(this.#backend, this.#fallbackStore, prepared, key, now, cost, commit);
+    return decideComposite(this.#backend, this.#fallbackStore, prepared, key, now, cost, commit);
   }
 
-  #plan(bindings: readonly StoreBinding<'async'>[]): Plan | ConcurrencyPlan {
-    return hasConcurrency(bindings) ? makeConcurrencyPlan(this.#backend, bindings) : makePlan(this.#backend, bindings);
+  #prepare(bindings: readonly StoreBinding<'async'>[]): PreparedMembers | PreparedConcurrency {
+    return hasConcurrency(bindings) ? prepareConcurrency(this.#backend, bindings) : prepareMembers(this.#backend, bindings);
   }
 
   /**
@@ -181,14 +181,14 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
    * atomic script (./reserve.ts); a booking Redis cannot make is refused, never decided by onFailure.
    */
   reserveAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
-    let rp = this.#reservePlans.get(bindings);
+    let rp = this.#preparedReserves.get(bindings);
     if (rp === undefined) {
       try {
-        rp = reservePlan(this.#backend, makePlan(this.#backend, bindings));
+        rp = prepareReserve(this.#backend, prepareMembers(this.#backend, bindings));
       } catch (error) {
         return Promise.reject(error);
       }
-      this.#reservePlans.set(bindings, rp);
+      this.#preparedReserves.set(bindings, rp);
     }
     return bookOnRedis(this.#backend, rp, key, now, cost, maxWaitMs);
   }

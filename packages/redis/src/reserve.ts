@@ -13,46 +13,46 @@
  */
 import type { Booking, Decision, Policy } from '@ratekeeper/core';
 import { type Backend, asFailure, info } from './binding.js';
-import type { Plan } from './composite.js';
+import type { PreparedMembers } from './composite.js';
 import { closedDecision } from '@ratekeeper/core/store';
 import { decisionAt, numberOf } from './transport/decisions.js';
 import { encodeKey } from './keys.js';
 import { cancelScript, reserveScript } from './lua/reserve-script.js';
 import type { Script, StepName } from './lua/scripts.js';
 
-/** ReservePlan is a composite plan (or a one-member one) with its two reservation scripts. */
-export interface ReservePlan {
-  readonly plan: Plan;
+/** PreparedReserve is a composite's prepared members (or one member) with its two reservation scripts. */
+export interface PreparedReserve {
+  readonly prepared: PreparedMembers;
   readonly reserve: Script;
   readonly cancel: Script;
 }
 
-export function reservePlan(backend: Backend, plan: Plan): ReservePlan {
-  // A Plan holds RedisBinding members only (core refuses to book a concurrency limit): each has a Lua step.
-  const algorithms = plan.policies.map((p) => p.algorithm as StepName);
-  return { plan, reserve: reserveScript(algorithms, backend.clientTime), cancel: cancelScript(algorithms, backend.clientTime) };
+export function prepareReserve(backend: Backend, prepared: PreparedMembers): PreparedReserve {
+  // A PreparedMembers holds RedisBinding members only (core refuses to book a concurrency limit): each has a Lua step.
+  const algorithms = prepared.policies.map((p) => p.algorithm as StepName);
+  return { prepared, reserve: reserveScript(algorithms, backend.clientTime), cancel: cancelScript(algorithms, backend.clientTime) };
 }
 
-/** bookOnRedis books `cost` for `key` on every member of the plan; `maxWaitMs` -1 means no bound. */
-export function bookOnRedis(backend: Backend, rp: ReservePlan, key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
-  const { plan } = rp;
-  const keys = keysOf(plan, key);
+/** bookOnRedis books `cost` for `key` on every prepared member; `maxWaitMs` -1 means no bound. */
+export function bookOnRedis(backend: Backend, rp: PreparedReserve, key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
+  const { prepared } = rp;
+  const keys = keysOf(prepared, key);
   const command = ['EVALSHA', rp.reserve.sha, String(keys.length), ...keys];
   if (backend.clientTime) command.push(String(now));
-  command.push(String(cost), ...plan.params, String(maxWaitMs), '0');
+  command.push(String(cost), ...prepared.params, String(maxWaitMs), '0');
   backend.batcher?.flush();
   return backend.remote.eval(rp.reserve, command, keys[0] as string, (ended) => {
-    const booking = decodeBooking(ended, plan.policies, (at, id) => cancelOnRedis(backend, rp, keys, at, id));
+    const booking = decodeBooking(ended, prepared.policies, (at, id) => cancelOnRedis(backend, rp, keys, at, id));
     if (booking !== undefined) return booking;
-    backend.report(info('reserve', plan.name, asFailure(ended)));
-    return { ok: false, delayMs: Infinity, decisions: plan.policies.map(closedDecision), failed: true, cancel: () => Promise.resolve(false) };
+    backend.report(info('reserve', prepared.name, asFailure(ended)));
+    return { ok: false, delayMs: Infinity, decisions: prepared.policies.map(closedDecision), failed: true, cancel: () => Promise.resolve(false) };
   });
 }
 
 /** keysOf lists the members' state keys, then their booking keys (each holds the member's ledger, lua/ledger.ts). */
-function keysOf(plan: Plan, key: string): string[] {
+function keysOf(prepared: PreparedMembers, key: string): string[] {
   const tag = `${encodeKey(key)}}`;
-  const states = plan.members.map((m) => `${m.head}${tag}`);
+  const states = prepared.members.map((m) => `${m.head}${tag}`);
   return [...states, ...states.map((k) => `${k}:r`)];
 }
 
@@ -74,13 +74,13 @@ function decodeBooking(reply: unknown, policies: readonly Policy[], canceller: C
 }
 
 /** cancelOnRedis is a booking's cancel: one script call, at most one success. */
-function cancelOnRedis(backend: Backend, rp: ReservePlan, keys: readonly string[], at: string, id: string): (now: number) => Promise<boolean> {
+function cancelOnRedis(backend: Backend, rp: PreparedReserve, keys: readonly string[], at: string, id: string): (now: number) => Promise<boolean> {
   let live = true;
   return (now) => {
     if (!live) return Promise.resolve(false);
     const command = ['EVALSHA', rp.cancel.sha, String(keys.length), ...keys];
     if (backend.clientTime) command.push(String(now));
-    command.push('1', ...rp.plan.params, at, id, '0');
+    command.push('1', ...rp.prepared.params, at, id, '0');
     backend.batcher?.flush();
     return backend.remote.eval(rp.cancel, command, keys[0] as string, (ended) => {
       if (ended === 2) {
@@ -88,7 +88,7 @@ function cancelOnRedis(backend: Backend, rp: ReservePlan, keys: readonly string[
         for (const state of keys.slice(0, keys.length / 2)) backend.denyCache?.forget(state); // units came back: a remembered denial may no longer hold
         return true;
       }
-      if (ended !== 1) backend.report(info('cancel', rp.plan.name, asFailure(ended)));
+      if (ended !== 1) backend.report(info('cancel', rp.prepared.name, asFailure(ended)));
       return false;
     });
   };

@@ -13,15 +13,14 @@ import {
   CompositeLimiter,
   ManualClock,
   MemoryStore,
-  type Outcome,
   type RateLimiter,
   type Reservation,
   TokenBucketLimiter,
   WaitError,
-  prepareRateLimit,
   reserve,
   wait,
 } from '@ratekeeper/core';
+import { type Decided, prepareRateLimit } from '@ratekeeper/core/adapter';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
@@ -377,19 +376,19 @@ describeRedis("the adapters' delay mode on Redis", () => {
     // Gone while held: the booking is cancelled.
     const base = vi.getTimerCount();
     const held = request();
-    const outcome = plan.decide(held, undefined) as Promise<Outcome>;
+    const outcome = plan.decide(held, undefined) as Promise<Decided>;
     while (vi.getTimerCount() === base) await new Promise(setImmediate);
     leave(held);
     await expect(outcome).resolves.toBeNull();
     // Gone before Redis even answered: released too.
     const early = request();
-    const second = plan.decide(early, undefined) as Promise<Outcome>;
+    const second = plan.decide(early, undefined) as Promise<Decided>;
     leave(early);
     await expect(second).resolves.toBeNull();
     const after = await Promise.all([raw(state), raw(`${state}:r`)]);
     expect(after.map((k) => k.value)).toEqual(spent.map((k) => k.value));
     // And one that stays goes at its instant with the decision of that moment.
-    const stays = plan.decide(request(), undefined) as Promise<Outcome>;
+    const stays = plan.decide(request(), undefined) as Promise<Decided>;
     while (vi.getTimerCount() === base) await new Promise(setImmediate);
     await vi.advanceTimersByTimeAsync(1000);
     await expect(stays).resolves.toMatchObject({ allowed: true, remaining: 0 });

@@ -5,7 +5,7 @@
  * members (./leases.ts) take their leases in the same transaction, so a request denied by a rate takes
  * no lease and one denied a lease spends no rate, with no moment in between.
  *
- * A plan is checked once, when CompositeLimiter is built (prepareAll): every member a binding of this
+ * A composite's members are checked once, when CompositeLimiter is built (prepareAll): every member a binding of this
  * store, no two with one policy name (they would share rows). A violation is a TypeError naming
  * SqliteStore there, never from consume.
  */
@@ -16,13 +16,13 @@ import { closedDecision, fallbackDecision, openDecision } from '@ratekeeper/core
 import { Failure } from './failure.js';
 import { encodeKey } from './keys.js';
 
-export interface Plan {
+export interface PreparedMembers {
   readonly members: readonly Member[];
   readonly name: string;
 }
 
-/** makePlan checks a composite's bindings (see above). */
-export function makePlan(backend: Backend, bindings: readonly StoreBinding<'sync'>[], isMember: (b: unknown) => b is Member): Plan {
+/** prepareMembers checks a composite's bindings (see above). */
+export function prepareMembers(backend: Backend, bindings: readonly StoreBinding<'sync'>[], isMember: (b: unknown) => b is Member): PreparedMembers {
   const members = bindings.map((binding, i) => {
     if (!isMember(binding) || binding.backend !== backend) throw new TypeError(`SqliteStore: composite member ${i} is not bound to this SqliteStore`);
     return binding;
@@ -34,9 +34,9 @@ export function makePlan(backend: Backend, bindings: readonly StoreBinding<'sync
 }
 
 /** decideAll decides a composite in one transaction, or by the failure policy when the file cannot. */
-export function decideAll(backend: Backend, plan: Plan, key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
+export function decideAll(backend: Backend, prepared: PreparedMembers, key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
   const stored = encodeKey(key);
-  const members = plan.members;
+  const members = prepared.members;
   const decided = backend.file.transact(commit, (sql) => {
     let allowed = true;
     for (const m of members) if (!m.evaluate(sql, stored, now, cost)) allowed = false;
@@ -49,7 +49,7 @@ export function decideAll(backend: Backend, plan: Plan, key: string, now: number
   });
   for (const m of members) m.settled?.(!(decided instanceof Failure) && commit);
   if (!(decided instanceof Failure)) return decided;
-  backend.report(info(commit ? 'consume' : 'peek', plan.name, decided));
+  backend.report(info(commit ? 'consume' : 'peek', prepared.name, decided));
   if (backend.onFailure === 'open') return members.map((m) => openDecision(m.policy, cost));
   if (backend.onFailure === 'closed') return members.map((m) => closedDecision(m.policy));
   const fallbacks = members.map((m) => m.fallback);

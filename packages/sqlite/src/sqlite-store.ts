@@ -26,7 +26,7 @@ import { type Member, SqliteBinding } from './binding.js';
 import { SqliteBans } from './bans.js';
 import { SqliteLeases } from './leases.js';
 import { Reservations } from './reserve.js';
-import { type Plan, decideAll, makePlan } from './composite.js';
+import { type PreparedMembers, decideAll, prepareMembers } from './composite.js';
 import type { DriverName } from './driver.js';
 import type { FailureInfo } from './failure.js';
 import { SqliteFile } from './file.js';
@@ -49,7 +49,7 @@ export class SqliteStore extends EventEmitter<SqliteStoreEvents> implements Stor
   readonly leaseTtlMs: number;
   readonly #backend: Backend;
   readonly #names = new PolicyNames();
-  readonly #plans = new WeakMap<readonly StoreBinding<'sync'>[], Plan>();
+  readonly #prepared = new WeakMap<readonly StoreBinding<'sync'>[], PreparedMembers>();
   readonly #reservations: Reservations;
 
   constructor(options: SqliteStoreOptions) {
@@ -101,17 +101,17 @@ export class SqliteStore extends EventEmitter<SqliteStoreEvents> implements Stor
 
   /** prepareAll checks a composite once, when CompositeLimiter is built (./composite.ts). */
   prepareAll(bindings: readonly StoreBinding<'sync'>[]): void {
-    if (!this.#plans.has(bindings)) this.#plans.set(bindings, makePlan(this.#backend, bindings, isMember));
+    if (!this.#prepared.has(bindings)) this.#prepared.set(bindings, prepareMembers(this.#backend, bindings, isMember));
   }
 
   /** consumeAll decides a composite in one transaction, all or nothing (./composite.ts). */
   consumeAll(bindings: readonly StoreBinding<'sync'>[], key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
-    let plan = this.#plans.get(bindings);
-    if (plan === undefined) {
-      plan = makePlan(this.#backend, bindings, isMember);
-      this.#plans.set(bindings, plan);
+    let prepared = this.#prepared.get(bindings);
+    if (prepared === undefined) {
+      prepared = prepareMembers(this.#backend, bindings, isMember);
+      this.#prepared.set(bindings, prepared);
     }
-    return decideAll(this.#backend, plan, key, now, cost, commit);
+    return decideAll(this.#backend, prepared, key, now, cost, commit);
   }
 
   /**

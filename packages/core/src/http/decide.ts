@@ -26,7 +26,7 @@
  * - `onDecision` runs with every valid Decision; a promise it returns is waited for and its rejection
  *   rejects decide.
  * - With `charges` (countOutcome or settle given), what each request was charged is remembered for
- *   the response's end (outcome.ts); nothing is recorded otherwise. An admitted request whose
+ *   the response's end (settle.ts); nothing is recorded otherwise. An admitted request whose
  *   `onDecision` throws or rejects never reaches the adapter, so a lease it took is released here.
  * Every error is thrown from decide (sync) or rejects its promise, for the adapter to hand to the
  * framework's error path; decide itself never leaves a rejection unobserved.
@@ -39,12 +39,15 @@ import { decisionProblem } from './decision-check.js';
 import { MissingIpError, RateLimiterError } from './errors.js';
 import { ipKey } from './ip.js';
 import type { IpList } from './ip-list.js';
-import type { Charge } from './outcome.js';
+import type { Charge } from './settle.js';
 import { type ClientSocket, delayed } from './delay.js';
 import { isThenable } from './thenable.js';
 
-/** Outcome: a Decision, undefined (skipped: pass on uncounted), or null (client gone: do nothing). */
-export type Outcome = Decision | undefined | null;
+/** Decided: what decide answers once its hooks settled: a Decision, undefined (skipped: pass on uncounted), or null (client gone: do nothing). */
+export type Decided = Decision | undefined | null;
+
+/** @deprecated Renamed {@link Decided} ("outcome" is how a response ended); this name leaves in the next minor version. */
+export type Outcome = Decided;
 
 export type Hook<Req, T> = ((req: Req) => T | PromiseLike<T>) | undefined;
 
@@ -73,10 +76,10 @@ export interface Hooks<Req> {
 
 /**
  * Decide is a plan's decision for one request and the client IP the framework resolved: a Decision on
- * the synchronous path, a promise of an {@link Outcome} once a hook answered with a promise, or undefined
+ * the synchronous path, a promise of what it {@link Decided} once a hook answered with a promise, or undefined
  * for a request that passes uncounted (skipped, or on the allow list).
  */
-export type Decide<Req> = (req: Req, ip: string | undefined) => Decision | Promise<Outcome> | undefined;
+export type Decide<Req> = (req: Req, ip: string | undefined) => Decision | Promise<Decided> | undefined;
 
 const SKIP = 0;
 const KEY = 1;
@@ -167,7 +170,7 @@ export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: u
   };
 
   /** resume finishes a request from `stage`, whose hook answered with `pending`, awaiting every later hook. */
-  async function resume(req: Req, ip: string | undefined, stage: Stage, pending: PromiseLike<unknown>, k?: string, c = 1): Promise<Outcome> {
+  async function resume(req: Req, ip: string | undefined, stage: Stage, pending: PromiseLike<unknown>, k?: string, c = 1): Promise<Decided> {
     if (stage === SKIP && skipped(await pending)) return undefined;
     if (stage <= KEY) {
       if (key !== undefined) k = keyed(stage === KEY ? await pending : await key(req));

@@ -22,15 +22,17 @@ export {
   type LimiterSource,
   type RateLimitBaseOptions,
   type RateLimitOptions,
+  type PreparedRateLimit,
   type RateLimitPlan,
   type RateLimitPlans,
   prepareRateLimit,
-} from './plan.js';
-export type { Decide, Outcome } from './decide.js';
+} from './prepare.js';
+export type { Decide, Decided, Outcome } from './decide.js';
 export { MissingIpError, RateLimiterError } from './errors.js';
 export { decisionProblem } from './decision-check.js';
 export { PROXY_WARNING_CODES, type ProxyFinding, type ProxySetting, ProxyWarning, hasForwardingHeader, isInternalAddress, proxyFinding } from './proxy-check.js';
 export { type LimitedBody, LimitedBodies, MAX_ENTRIES as MAX_LIMITED_BODIES } from './limited-bodies.js';
-export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './outcome.js';
+export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './settle.js';
 export { DEFAULT_ABANDONED_MS, type NodeResponse, type Watch, type Work, abandon } from './work.js';
 export { type ClientSocket, DEFAULT_MAX_DELAY_MS, type DelayOptions } from './delay.js';
+export { type NodeHeaders, bySocket, sendLimited, setNodeHeader } from './node.js';

@@ -2,10 +2,10 @@
  * The option registry: every option `rateLimit()` takes, named once, in its group, and each
  * algorithm's size options with their defaults. The shorthand (./shorthand.ts: which sizes an
  * algorithm takes, the defaults it builds with, the hint for a size it does not take), the plan's
- * unknown-option check (./plan.ts), `plans` (./plans.ts) and Fastify's per-route config (which
+ * unknown-option check (./prepare.ts), `plans` (./plans.ts) and Fastify's per-route config (which
  * options choose the limiter) all read their lists here, so an option added here is known to each.
  * Each option's check stays beside its use (a size in its limiter's constructor, the rest in
- * ./plan.ts), and what users see on hover is the JSDoc of the option types.
+ * ./prepare.ts), and what users see on hover is the JSDoc of the option types.
  */
 
 export type AlgorithmShorthand = 'token-bucket' | 'sliding-window' | 'fixed-window' | 'sliding-log' | 'gcra' | 'concurrency';

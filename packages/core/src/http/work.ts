@@ -1,6 +1,6 @@
 /**
  * When an admitted request's work is over: the moment its lease goes back and its outcome is reported
- * (outcome.ts). A limit covers the work it admits (DESIGN.md), and a client that disconnects does not
+ * (settle.ts). A limit covers the work it admits (DESIGN.md), and a client that disconnects does not
  * stop the handler it started: on Node, Express, Fastify and Koa let it run to its end. So the end is
  * the handler's, never the client's.
  *
@@ -27,7 +27,7 @@
  * method patches on its own response and one unref'd timer.
  */
 import type { Decision } from '../decision.js';
-import { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './outcome.js';
+import { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './settle.js';
 
 /** DEFAULT_ABANDONED_MS bounds the wait for a handler whose client left, when `abandonedMs` is not given. */
 export const DEFAULT_ABANDONED_MS = 60_000;

@@ -15,10 +15,9 @@ import {
   FixedWindowLimiter,
   ManualClock,
   type MemoryBinding,
-  type Outcome,
   TokenBucketLimiter,
-  prepareRateLimit,
 } from '../../src/index.js';
+import { type Decided, prepareRateLimit } from '../../src/adapter.js';
 import { AsyncMemoryStore } from '../support/async-store.js';
 
 const T0 = 1_700_000_000_000;
@@ -89,9 +88,9 @@ describe("mode: 'delay' holds a request until it fits", () => {
     const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 2, clock });
     const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 1000 }, [], adapter);
     expect(plan.decide(request(), undefined)).toMatchObject({ allowed: true, remaining: 0 });
-    let held: Outcome | 'pending' = 'pending';
-    void (plan.decide(request(), undefined) as Promise<Outcome>).then((d) => (held = d));
-    const third = plan.decide(request(), undefined) as Promise<Outcome>; // 1000 ms: exactly the bound
+    let held: Decided | 'pending' = 'pending';
+    void (plan.decide(request(), undefined) as Promise<Decided>).then((d) => (held = d));
+    const third = plan.decide(request(), undefined) as Promise<Decided>; // 1000 ms: exactly the bound
     const fourth = plan.decide(request(), undefined) as Decision; // 1500 ms: refused at once
     expect(fourth).toMatchObject({ allowed: false, retryAfterMs: 1500 });
     expect(plan.blocks(fourth)).toBe(true);
@@ -138,9 +137,9 @@ describe("mode: 'delay' and telemetry", () => {
     const telemetry = { decided: (d: Decision, outcome: string, storeMs: number | undefined) => void seen.push([d.allowed, outcome, storeMs]) };
     const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 5000, telemetry }, [], adapter);
     void plan.decide(request(), undefined);
-    const held = plan.decide(request(), undefined) as Promise<Outcome>;
+    const held = plan.decide(request(), undefined) as Promise<Decided>;
     const gone = request();
-    const left = plan.decide(gone, undefined) as Promise<Outcome>;
+    const left = plan.decide(gone, undefined) as Promise<Decided>;
     leave(gone);
     await expect(left).resolves.toBeNull();
     await advance(clock, 1000);
@@ -187,8 +186,8 @@ async function clientLeaves(options: { mutant?: boolean } = {}) {
   void plan.decide(request(), undefined);
   const before = binding.snapshot('k');
   const req = request();
-  const held = plan.decide(req, undefined) as Promise<Outcome>;
-  let outcome: Outcome | 'pending' = 'pending';
+  const held = plan.decide(req, undefined) as Promise<Decided>;
+  let outcome: Decided | 'pending' = 'pending';
   void held.then((d) => (outcome = d));
   await advance(clock, 400);
   leave(req);
@@ -216,8 +215,8 @@ describe('a client that goes away during the wait', () => {
     const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay', maxDelayMs: 5000 }, [], adapter);
     expect(plan.decide(request(), undefined)).toMatchObject({ allowed: true });
     const first = request();
-    const left = plan.decide(first, undefined) as Promise<Outcome>; // booked at +1000
-    const behind = plan.decide(request(), undefined) as Promise<Outcome>; // booked at +2000
+    const left = plan.decide(first, undefined) as Promise<Decided>; // booked at +1000
+    const behind = plan.decide(request(), undefined) as Promise<Decided>; // booked at +2000
     leave(first);
     await expect(left).resolves.toBeNull();
     await advance(clock, 2000);
@@ -234,10 +233,10 @@ describe('a client that goes away during the wait', () => {
     const plan = prepareRateLimit<Req>('rateLimit', { limiter, key: () => 'k', mode: 'delay' }, [], adapter);
     await expect(plan.decide(request(), undefined)).resolves.toMatchObject({ allowed: true });
     const req = request();
-    const held = plan.decide(req, undefined) as Promise<Outcome>;
+    const held = plan.decide(req, undefined) as Promise<Decided>;
     leave(req); // before the store answered
     await expect(held).resolves.toBeNull();
-    const next = plan.decide(request(), undefined) as Promise<Outcome>;
+    const next = plan.decide(request(), undefined) as Promise<Decided>;
     await vi.advanceTimersByTimeAsync(0);
     await advance(clock, 1000);
     await expect(next).resolves.toMatchObject({ allowed: true }); // the released unit was free again: 1000 ms, not 2000

@@ -11,9 +11,10 @@
  * - A plan that counts requests without a usable IP under one shared key (express's K26 class), and
  *   one that hands the store's own error to the framework (fastify's "Connection is closed." class).
  */
-import { type Decision, type RateLimitPlan, ipKey } from '../../src/index.js';
+import { type Decision, ipKey } from '../../src/index.js';
+import type { PreparedRateLimit } from '../../src/adapter.js';
 import { carriesIpv4, hostOf, ipv4, ipv6Groups } from '../../src/http/ip.js';
-import { type AfterHooks, type Charge, adjust } from '../../src/http/outcome.js';
+import { type AfterHooks, type Charge, adjust } from '../../src/http/settle.js';
 import { type Watch, finished } from '../../src/http/work.js';
 
 export type KeyOf = (ip: string, bits?: number) => string | undefined;
@@ -74,12 +75,12 @@ export function roundedRetryAfterSeconds(decision: Decision): number | undefined
 }
 
 /** sharedBucketPlan counts a request without an IP under one fallback address instead of refusing it. */
-export function sharedBucketPlan<Req>(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
+export function sharedBucketPlan<Req>(plan: PreparedRateLimit<Req>): PreparedRateLimit<Req> {
   return { ...plan, decide: (req, ip) => plan.decide(req, ipKey(ip) === undefined ? '192.0.2.0' : ip) };
 }
 
 /** leakyPlan rejects with the limiter's own error instead of the opaque RateLimiterError. */
-export function leakyPlan<Req>(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
+export function leakyPlan<Req>(plan: PreparedRateLimit<Req>): PreparedRateLimit<Req> {
   return {
     ...plan,
     decide(req, ip) {

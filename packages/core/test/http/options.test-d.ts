@@ -1,5 +1,5 @@
 /**
- * Type tests of the adapters' limiter options (shorthand.ts, plan.ts): one type per algorithm, so an
+ * Type tests of the adapters' limiter options (shorthand.ts, prepare.ts): one type per algorithm, so an
  * option the algorithm does not take fails to compile, as it fails at run time (shorthand.test.ts).
  * Checked by tsc (`pnpm typecheck`, this package's tsconfig includes test/) and by vitest's typecheck
  * (vitest.config.ts); every `@ts-expect-error` line must be an error, or the check fails.

@@ -15,12 +15,12 @@ import {
   FixedWindowLimiter,
   ManualClock,
   type NodeResponse,
-  type RateLimitPlan,
   type RateLimiter,
   chooseLimiter,
   policyField,
   prepareRateLimit,
 } from '../../src/index.js';
+import type { PreparedRateLimit } from '../../src/adapter.js';
 import { refundsLeases } from '../mutants/refunds-leases.js';
 import { fakeResponse } from './support.js';
 
@@ -29,8 +29,8 @@ type Req = { readonly id: string };
 const response = fakeResponse;
 
 /** finishOnly is the mutant watch: it releases on 'finish', which an aborted response never emits. */
-function finishOnly(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
-  const watch: RateLimitPlan<Req>['watch'] = (req, res, decision) => {
+function finishOnly(plan: PreparedRateLimit<Req>): PreparedRateLimit<Req> {
+  const watch: PreparedRateLimit<Req>['watch'] = (req, res, decision) => {
     const emitter = res as unknown as EventEmitter;
     const once = emitter.once;
     emitter.once = ((event: string, fn: () => void) => once.call(emitter, event === 'close' ? 'finish' : event, fn)) as never;
@@ -42,8 +42,8 @@ function finishOnly(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
 }
 
 /** ignoresClosed is the mutant watch that never reads `closed`: a response closed before the decision arrived waits forever for its 'close'. */
-function ignoresClosed(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
-  const watch: RateLimitPlan<Req>['watch'] = (req, res, decision) => {
+function ignoresClosed(plan: PreparedRateLimit<Req>): PreparedRateLimit<Req> {
+  const watch: PreparedRateLimit<Req>['watch'] = (req, res, decision) => {
     const blind = {
       once: res.once.bind(res),
       get statusCode() {
@@ -65,7 +65,7 @@ function ignoresClosed(plan: RateLimitPlan<Req>): RateLimitPlan<Req> {
 }
 
 /** inFlight plays requests that end as `ends` says ('twice': the charge claimed again after the close) and returns the leases still held after each. */
-function inFlight(limiter: RateLimiter<'sync'>, ends: readonly ('finish' | 'abort' | 'closed' | 'twice')[], wrap = (p: RateLimitPlan<Req>) => p) {
+function inFlight(limiter: RateLimiter<'sync'>, ends: readonly ('finish' | 'abort' | 'closed' | 'twice')[], wrap = (p: PreparedRateLimit<Req>) => p) {
   const plan = wrap(prepareRateLimit<Req>('rateLimit', { limiter, key: (r: Req) => r.id }));
   const held: number[] = [];
   for (const end of ends) {

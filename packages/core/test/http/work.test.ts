@@ -9,7 +9,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CompositeLimiter, ConcurrencyLimiter, type Decision, FixedWindowLimiter, type Finished, ManualClock, type Watch, prepareRateLimit } from '../../src/index.js';
-import type { Claim } from '../../src/http/outcome.js';
+import type { Claim } from '../../src/http/settle.js';
 import { watcher } from '../../src/http/work.js';
 import { type FakeResponse, fakeResponse } from './support.js';
 

@@ -35,7 +35,7 @@ export const MUTANTS = {
   'lost-commit-fails': [
     [
       'transaction.ts',
-      'if (answers !== undefined && txid !== undefined && breaksConnection(error)) return settleLost(ctx, batch, txid, answers, startedAt);',
+      'if (answers !== undefined && txid !== undefined && breaksConnection(error)) return fateOfLost(ctx, batch, txid, answers, startedAt);',
       'if (answers !== undefined && breaksConnection(error)) throw error;',
     ],
   ],

@@ -10,13 +10,13 @@
  */
 import type { Decision, StoreBinding } from '@ratekeeper/core';
 import type { Backend } from '../binding.js';
-import { type Plan, decideComposite, makePlan } from '../composite.js';
+import { type PreparedMembers, decideComposite, prepareMembers } from '../composite.js';
 import { RedisConcurrency } from './concurrency-binding.js';
 import type { FallbackStore } from '@ratekeeper/core/store';
 
-export interface ConcurrencyPlan {
+export interface PreparedConcurrency {
   readonly leases: readonly { readonly index: number; readonly binding: RedisConcurrency }[];
-  readonly rates: Plan | undefined;
+  readonly rates: PreparedMembers | undefined;
   readonly rateIndexes: readonly number[];
   readonly size: number;
 }
@@ -26,7 +26,7 @@ export function hasConcurrency(bindings: readonly StoreBinding<'async'>[]): bool
   return bindings.some((b) => b instanceof RedisConcurrency);
 }
 
-export function makeConcurrencyPlan(backend: Backend, bindings: readonly StoreBinding<'async'>[]): ConcurrencyPlan {
+export function prepareConcurrency(backend: Backend, bindings: readonly StoreBinding<'async'>[]): PreparedConcurrency {
   const leases: { index: number; binding: RedisConcurrency }[] = [];
   const rates: StoreBinding<'async'>[] = [];
   const rateIndexes: number[] = [];
@@ -39,30 +39,30 @@ export function makeConcurrencyPlan(backend: Backend, bindings: readonly StoreBi
       rateIndexes.push(index);
     }
   }
-  return { leases, rates: rates.length === 0 ? undefined : makePlan(backend, rates), rateIndexes, size: bindings.length };
+  return { leases, rates: rates.length === 0 ? undefined : prepareMembers(backend, rates), rateIndexes, size: bindings.length };
 }
 
 /** decideWithConcurrency decides a composite with concurrency members (see the contract above). */
 export async function decideWithConcurrency(
   backend: Backend,
   fallbackStore: FallbackStore,
-  plan: ConcurrencyPlan,
+  prepared: PreparedConcurrency,
   key: string,
   now: number,
   cost: number,
   commit: boolean,
 ): Promise<readonly Decision[]> {
-  const parts = new Array<Decision>(plan.size);
+  const parts = new Array<Decision>(prepared.size);
   const taken: RedisConcurrency[] = [];
   let leased = true;
-  for (const { index, binding } of plan.leases) {
+  for (const { index, binding } of prepared.leases) {
     const d = await (leased && commit ? binding.consume(key, now, cost) : binding.peek(key, now, cost));
     parts[index] = d;
     if (!d.allowed) leased = false;
     else if (leased && commit) taken.push(binding);
   }
-  const rateParts = plan.rates === undefined ? [] : await decideComposite(backend, fallbackStore, plan.rates, key, now, cost, commit && leased);
-  for (const [i, d] of rateParts.entries()) parts[plan.rateIndexes[i] as number] = d;
+  const rateParts = prepared.rates === undefined ? [] : await decideComposite(backend, fallbackStore, prepared.rates, key, now, cost, commit && leased);
+  for (const [i, d] of rateParts.entries()) parts[prepared.rateIndexes[i] as number] = d;
   const admitted = parts.every((d) => d.allowed);
   if (admitted) return parts;
   // Give back what this request took. Members that admitted report what they hold as it stands: the
@@ -74,7 +74,7 @@ export async function decideWithConcurrency(
     const d = parts[i] as Decision;
     if (d.allowed) parts[i] = { ...d, remaining: d.remaining + cost };
   };
-  for (const { index } of plan.leases) asItStands(index);
-  if (ratesAfter) for (const index of plan.rateIndexes) asItStands(index);
+  for (const { index } of prepared.leases) asItStands(index);
+  if (ratesAfter) for (const index of prepared.rateIndexes) asItStands(index);
   return parts;
 }

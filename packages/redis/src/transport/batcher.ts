@@ -51,7 +51,7 @@
 import { Failure } from '@ratekeeper/core/store';
 import { batchScript } from '../lua/batch-script.js';
 import type { Script } from '../lua/scripts.js';
-import type { Outcome, RedisRemote } from './remote.js';
+import type { Interpret, RedisRemote } from './remote.js';
 
 export const DEFAULT_MAX_BATCH = 64;
 
@@ -62,9 +62,9 @@ export const MAX_IN_FLIGHT = 4;
 const MIN_SPLIT = 8;
 
 /**
- * Group: the policies one call decides, made once per limiter (or composite plan). `spec` is its
+ * Group: the policies one call decides, made once per limiter (or per composite's prepared members). `spec` is its
  * entry in the batch script's group table ([m, code, first, second, …]); `script` and `command` are
- * what the call sends when it goes alone, whose reply shape the call's outcome reads (a single
+ * what the call sends when it goes alone, whose reply shape the call's interpret reads (a single
  * script's for one member, a composite script's for several).
  */
 export interface Group {
@@ -85,7 +85,7 @@ interface Call {
   readonly cost: number;
   readonly commit: boolean;
   readonly now: number;
-  readonly outcome: Outcome<unknown>;
+  readonly interpret: Interpret<unknown>;
   resolve: (value: unknown) => void;
 }
 
@@ -141,12 +141,12 @@ export class Batcher {
 
   /**
    * submit queues one decision of `group` on `keys` (the first one, `firstKey`, places it on a
-   * cluster). Resolves to `outcome` of its reply, in the shape its own script would answer, or of a
+   * cluster). Resolves to `interpret` of its reply, in the shape its own script would answer, or of a
    * Failure.
    */
-  submit<T>(keys: string | readonly string[], firstKey: string, group: Group, cost: number, commit: boolean, now: number, outcome: Outcome<T>): Promise<T> {
+  submit<T>(keys: string | readonly string[], firstKey: string, group: Group, cost: number, commit: boolean, now: number, interpret: Interpret<T>): Promise<T> {
     const promise = new Promise<T>(capture);
-    const call: Call = { keys, firstKey, group, cost, commit, now, outcome: outcome as Outcome<unknown>, resolve: captured };
+    const call: Call = { keys, firstKey, group, cost, commit, now, interpret: interpret as Interpret<unknown>, resolve: captured };
     if (++this.#outstanding > this.#level) this.#level = this.#outstanding;
     const alone = this.#inFlight === 0 && this.#queues.size === 0;
     if (alone || cost > this.#maxCost) {
@@ -169,7 +169,7 @@ export class Batcher {
     return promise;
   }
 
-  /** answered passes a single call's outcome through, counting its send as answered. */
+  /** answered passes a single call's answer through, counting its send as answered. */
   readonly #answered = <T>(value: T): T => {
     this.#observe();
     this.#outstanding--;
@@ -241,7 +241,7 @@ export class Batcher {
       const call = calls[0] as Call;
       const signed = String(call.commit ? call.cost : -call.cost);
       const command = call.group.command(call.keys, call.now, signed);
-      void this.#remote.eval(call.group.script, command, call.firstKey, call.outcome).then(this.#answered).then(call.resolve);
+      void this.#remote.eval(call.group.script, command, call.firstKey, call.interpret).then(this.#answered).then(call.resolve);
       return;
     }
     this.batches++;
@@ -284,7 +284,7 @@ export class Batcher {
       const replies = Array.isArray(ended) ? split(ended, calls) : undefined;
       const failure = ended instanceof Failure ? ended : SHAPE;
       calls.forEach((call, i) => {
-        call.resolve(call.outcome(replies === undefined ? failure : replies[i]));
+        call.resolve(call.interpret(replies === undefined ? failure : replies[i]));
       });
     });
   }

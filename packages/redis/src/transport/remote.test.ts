@@ -23,7 +23,7 @@ function fake(...behaviours: ((args: string[]) => Promise<unknown>)[]) {
   return { send, calls };
 }
 
-/** same is the outcome that hands back the reply or Failure as it is. */
+/** same is the interpret that hands back the reply or Failure as it is. */
 const same = (ended: unknown) => ended;
 
 /** evalsha is the command that runs SCRIPT on `key`. */

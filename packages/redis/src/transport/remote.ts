@@ -13,11 +13,11 @@
  * - A rejection whose message starts with an upper-case code (ERR, OOM, WRONGTYPE, NOSCRIPT, BUSY …) is
  *   an error reply: Redis is up, only this call failed. Anything else is the connection failing.
  */
-import { Failure, type Outcome, Remote, type Request } from '@ratekeeper/core/store';
+import { Failure, type Interpret, Remote, type Request } from '@ratekeeper/core/store';
 import type { Send } from './client.js';
 import type { Script } from '../lua/scripts.js';
 
-export type { Outcome };
+export type { Interpret };
 
 /** A Redis error reply starts with an upper-case code: ERR, OOM, WRONGTYPE, NOSCRIPT, BUSY … */
 const REPLY_CODE = /^[A-Z]{2,}[A-Z_]*(?: |$)/;
@@ -95,10 +95,10 @@ export class RedisRemote {
 
   /**
    * eval runs a script: `command` is ['EVALSHA', sha, numkeys, ...keys, ...args, deadline], the last
-   * argument a placeholder set on every send. `outcome` runs once, when the call settles.
+   * argument a placeholder set on every send. `interpret` runs once, when the call ends.
    */
-  eval<T>(script: Script, command: string[], firstKey: string, outcome: Outcome<T>): Promise<T> {
-    return this.remote.run(new RedisRequest(this, command, firstKey, script), outcome);
+  eval<T>(script: Script, command: string[], firstKey: string, interpret: Interpret<T>): Promise<T> {
+    return this.remote.run(new RedisRequest(this, command, firstKey, script), interpret);
   }
 
   /** request is a script call as core's Remote runs it (for callers that run it themselves, such as the peer count). */
@@ -106,9 +106,9 @@ export class RedisRemote {
     return new RedisRequest(this, command, firstKey, script);
   }
 
-  /** command runs one plain command on `key`, resolving to `outcome` of the reply or of a Failure. */
-  command<T>(args: string[], key: string, outcome: Outcome<T>): Promise<T> {
-    return this.remote.run(new RedisRequest(this, args, key, undefined), outcome);
+  /** command runs one plain command on `key`, resolving to `interpret` of the reply or of a Failure. */
+  command<T>(args: string[], key: string, interpret: Interpret<T>): Promise<T> {
+    return this.remote.run(new RedisRequest(this, args, key, undefined), interpret);
   }
 
   /** deadlineText is String(deadline), kept for the calls sent in the same millisecond. */

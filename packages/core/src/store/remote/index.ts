@@ -7,7 +7,7 @@
  * fallback's share of a limit (./fallback.ts) and the peer count it divides by (./peers.ts), and the
  * failure options with their defaults and messages (./options.ts).
  */
-export { type Outcome, type Request, type RemoteOptions, MAX_WAIT_FACTOR, Remote } from './remote.js';
+export { type Interpret, type Outcome, type Request, type RemoteOptions, MAX_WAIT_FACTOR, Remote } from './remote.js';
 export { RATE_BOUND, ServerClock } from './server-clock.js';
 export { Failure, type FailureInfo, type FailureReason, OVERDUE, TIMEOUT, UNAVAILABLE, failureInfo, unreachable } from './failure.js';
 export { CLOSED_RETRY_AFTER_MS, type FailurePolicy, closedDecision, decideByPolicy, fallbackDecision, openDecision } from './decisions.js';

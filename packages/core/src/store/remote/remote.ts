@@ -48,8 +48,11 @@
 import { Failure, OVERDUE, TIMEOUT, UNAVAILABLE } from './failure.js';
 import { ServerClock } from './server-clock.js';
 
-/** Outcome maps what a call ended with (the reply, or a Failure) to what the caller gets; it must not throw. */
-export type Outcome<T> = (replyOrFailure: unknown) => T;
+/** Interpret maps what a call ended with (the reply, or a Failure) to what the caller gets; it must not throw. */
+export type Interpret<T> = (replyOrFailure: unknown) => T;
+
+/** @deprecated Renamed {@link Interpret}; this name leaves in the next minor version. */
+export type Outcome<T> = Interpret<T>;
 
 /** Request is one call as its store puts it on the wire. */
 export interface Request {
@@ -86,9 +89,9 @@ interface Call {
   /** attempts sent so far; expired counts those refused as past a real deadline (each doubles the next budget). */
   attempts: number;
   expired: number;
-  outcome: Outcome<unknown> | undefined;
+  interpret: Interpret<unknown> | undefined;
   resolve: ((value: unknown) => void) | undefined;
-  settled: boolean;
+  finished: boolean;
 }
 
 /** Attempt is one send of a call; the FIFO holds attempts in the order they were sent. */
@@ -183,11 +186,11 @@ export class Remote {
     this.#recovered.push(callback);
   }
 
-  /** run sends `request` and resolves, never rejects, with `outcome` of its reply or of a Failure. */
-  run<T>(request: Request, outcome: Outcome<T>): Promise<T> {
+  /** run sends `request` and resolves, never rejects, with `interpret` of its reply or of a Failure. */
+  run<T>(request: Request, interpret: Interpret<T>): Promise<T> {
     if (this.#first !== undefined) this.#takeFirst();
     const probe = this.#down;
-    if (probe && (this.#probing || performance.now() < this.#nextProbeAt)) return Promise.resolve(outcome(UNAVAILABLE));
+    if (probe && (this.#probing || performance.now() < this.#nextProbeAt)) return Promise.resolve(interpret(UNAVAILABLE));
     if (probe) this.#probing = true;
     return new Promise<T>((resolve) => {
       const issuedAt = performance.now();
@@ -198,9 +201,9 @@ export class Remote {
         current: undefined,
         attempts: 0,
         expired: 0,
-        outcome,
+        interpret,
         resolve: resolve as (value: unknown) => void,
-        settled: false,
+        finished: false,
       };
       this.#attempt(call, issuedAt);
     });
@@ -226,11 +229,11 @@ export class Remote {
     this.#sendSafely(request, deadline, call.attempts++ > 0).then(
       (reply) => this.#answered(attempt, reply),
       (error: unknown) => {
-        if (call.current !== attempt || call.settled) return;
+        if (call.current !== attempt || call.finished) return;
         const failure = this.#options.failureOf(error);
         if (failure.reason === 'reply') this.#heard(performance.now());
         if (failure.reason === 'reply' && request.retry?.(error) === true) return this.#attempt(call, performance.now());
-        this.#settle(call, failure);
+        this.#finish(call, failure);
       },
     );
   }
@@ -239,9 +242,9 @@ export class Remote {
     const { call } = attempt;
     const now = performance.now();
     this.#heard(now);
-    if (call.current !== attempt || call.settled) return;
+    if (call.current !== attempt || call.finished) return;
     const serverMs = call.request.deadlined ? this.#options.expiredAt(reply) : undefined;
-    if (serverMs === undefined) return this.#settle(call, reply);
+    if (serverMs === undefined) return this.#finish(call, reply);
     // Expired: the server is answering and did nothing. Learn its clock, close the breaker, send again.
     this.#clock.sample(serverMs, now);
     if (attempt.dated) call.expired++;
@@ -273,17 +276,17 @@ export class Remote {
     }
   }
 
-  #settle(call: Call, ended: unknown): void {
-    if (call.settled) return;
-    call.settled = true;
+  #finish(call: Call, ended: unknown): void {
+    if (call.finished) return;
+    call.finished = true;
     call.current = undefined;
     if (call.probe) this.#probing = false;
     const failure = ended instanceof Failure ? ended : undefined;
     if (failure?.breaksConnection === true) this.#trip(performance.now());
-    const { outcome, resolve } = call;
-    call.outcome = call.resolve = undefined;
+    const { interpret, resolve } = call;
+    call.interpret = call.resolve = undefined;
     this.#dropDone();
-    (resolve as (value: unknown) => void)((outcome as Outcome<unknown>)(ended));
+    (resolve as (value: unknown) => void)((interpret as Interpret<unknown>)(ended));
     // A reply, or an error reply, is the server answering.
     if (failure === undefined || failure.reason === 'reply') this.#up();
   }
@@ -362,7 +365,7 @@ export class Remote {
     }
     this.#confirming = 0;
     if (head.call.issuedAt + MAX_WAIT_FACTOR * this.#timeoutMs <= now && head.safeAt <= now) {
-      this.#settle(head.call, now - this.#lastReply >= this.#timeoutMs ? TIMEOUT : OVERDUE);
+      this.#finish(head.call, now - this.#lastReply >= this.#timeoutMs ? TIMEOUT : OVERDUE);
       return this.#sweep();
     }
     this.#arm(now);
@@ -387,7 +390,7 @@ export class Remote {
       if (attempt.safeAt <= now) due.push(attempt.call);
     }
     const failure = this.#down ? TIMEOUT : OVERDUE;
-    for (const call of due) this.#settle(call, failure);
+    for (const call of due) this.#finish(call, failure);
     this.#dropDone();
     if (this.#head < this.#queue.length) this.#arm(now);
   }

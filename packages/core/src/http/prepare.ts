@@ -1,6 +1,6 @@
 /**
  * The framework-neutral half of every adapter. `prepareRateLimit` validates the options once, when the
- * middleware is created, and returns a RateLimitPlan; an adapter then only translates:
+ * middleware is created, and returns a PreparedRateLimit; an adapter then only translates:
  *
  *   decide(req, ip)  -> undefined (skipped) | Decision | Promise<Decision | undefined | null>
  *   writeHeaders(res, set, decision)
@@ -18,7 +18,7 @@
  * contract) surfaces as a RateLimiterError without the store's message, so no error text can reach a
  * client even through a framework's development error page.
  * `plans` + `plan` choose one of several prebuilt limiters per request (plans.ts). `countOutcome` and
- * `settle` adjust an admitted request's charge once its work is over (outcome.ts, work.ts): the
+ * `settle` adjust an admitted request's charge once its work is over (settle.ts, work.ts): the
  * adapter hands the raw response to `watch` (Node) or calls `claim` and settles with the outcome
  * itself (Web Responses); both are undefined (and nothing is recorded) when both hooks are off and no
  * limiter holds leases. A limiter with `release` (a ConcurrencyLimiter, or a composite with one) gets
@@ -40,7 +40,7 @@ import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, writeHeaders } f
 import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet } from './ip.js';
 import { IpList } from './ip-list.js';
 import type { LimitedBody } from './limited-bodies.js';
-import { type Charge, type Claim, type Finished, claimer } from './outcome.js';
+import { type Charge, type Claim, type Finished, claimer } from './settle.js';
 import { type Plans, limited, preparePlans } from './plans.js';
 import { ProxyWarning, type ProxySetting } from './proxy-check.js';
 import { OPTIONS } from './options.js';
@@ -89,9 +89,9 @@ export interface RateLimitBaseOptions<Req> extends DelayOptions {
   readonly onDecision?: (decision: Decision, req: Req) => void;
   /** Where every decision is reported (metrics, traces), e.g. `@ratekeeper/otel`'s otelTelemetry(). */
   readonly telemetry?: Telemetry;
-  /** After the response: return false to give the request's charge back (outcome.ts). */
+  /** After the response: return false to give the request's charge back (settle.ts). */
   readonly countOutcome?: (outcome: Finished, req: Req) => boolean | PromiseLike<boolean>;
-  /** After the response: the request's real cost; the difference from `cost` is refunded or charged (outcome.ts). */
+  /** After the response: the request's real cost; the difference from `cost` is refunded or charged (settle.ts). */
   readonly settle?: (outcome: Finished, req: Req) => number | PromiseLike<number>;
   /**
    * How long, in ms, a request whose client left before its answer is still waited for when its
@@ -125,7 +125,11 @@ export interface Adapter<Req> {
   readonly socket?: (req: Req) => ClientSocket | undefined;
 }
 
-export interface RateLimitPlan<Req> {
+/**
+ * PreparedRateLimit is what prepareRateLimit answers: the options validated once, and what the adapter
+ * calls per request. (A *plan* is one of the named limiters of the `plans` option.)
+ */
+export interface PreparedRateLimit<Req> {
   /** The limiter (with plans: the first plan's; `limiters` lists them all). */
   readonly limiter: RateLimiter;
   readonly limiters: readonly RateLimiter[];
@@ -160,8 +164,13 @@ export interface RateLimitPlan<Req> {
 
 const KNOWN: ReadonlySet<string> = new Set(OPTIONS);
 
-/** prepareRateLimit validates adapter options and returns the plan; `extra` lists adapter-only option names. */
-export function prepareRateLimit<Req>(owner: string, options: RateLimitOptions<Req> | undefined, extra: readonly string[] = [], adapter: Adapter<Req> = {}): RateLimitPlan<Req> {
+/** prepareRateLimit validates adapter options and returns them prepared; `extra` lists adapter-only option names. */
+export function prepareRateLimit<Req>(
+  owner: string,
+  options: RateLimitOptions<Req> | undefined,
+  extra: readonly string[] = [],
+  adapter: Adapter<Req> = {},
+): PreparedRateLimit<Req> {
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
     throw new TypeError(`${owner}: options must be an object, got ${describeValue(options)}`);
   }
@@ -271,3 +280,6 @@ function checkAbandoned(owner: string, value: unknown): number {
   const message = `${owner}: abandonedMs must be a whole number of milliseconds from 0 to 2147483647, or Infinity, got ${describeValue(value)}`;
   throw typeof value === 'number' ? new RangeError(message) : new TypeError(message);
 }
+
+/** @deprecated Renamed {@link PreparedRateLimit} (a plan is one of the `plans`); this name leaves in the next minor version. */
+export type RateLimitPlan<Req> = PreparedRateLimit<Req>;
