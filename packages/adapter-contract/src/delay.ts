@@ -1,5 +1,5 @@
 /**
- * Delay mode over real HTTP (`mode: 'delay'`, core's http/delay.ts): a request over the limit is held
+ * Delay mode over real HTTP (`mode: 'delay'`, core's http/decide/delay.ts): a request over the limit is held
  * until it fits and then passes, with the RateLimit headers of that moment; one that would wait longer
  * than maxDelayMs is answered 429 at once; a client that goes away while held releases its wait: the
  * key's state is exactly what it was before the request, the route never runs, nothing reaches the

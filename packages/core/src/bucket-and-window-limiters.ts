@@ -30,7 +30,7 @@ export interface TokenBucketOptions<M extends Mode = 'sync'> extends LimiterOpti
 
 /**
  * The option names each limiter takes; any other name is refused at construction. The adapters'
- * algorithm shorthand (http/shorthand.ts) passes exactly these through (test/validation.test.ts).
+ * algorithm shorthand (http/options/shorthand.ts) passes exactly these through (test/validation.test.ts).
  */
 const COMMON = ['clock', 'store', 'name'] as const;
 export const TOKEN_BUCKET_OPTIONS: ReadonlySet<string> = new Set(['capacity', 'refillPerSecond', ...COMMON]);

@@ -4,7 +4,7 @@
  * them back when the request is over. Nothing returns by waiting, only by a release: a caller that
  * takes a lease must release it exactly once, on every path (completed, failed, aborted). The adapters
  * do this for every admitted request when its work is over, not when its client disconnects
- * (http/work.ts).
+ * (http/settle/work.ts).
  *
  *   const inFlight = new ConcurrencyLimiter({ limit: 10 });
  *   if (inFlight.allow(user)) try { await work() } finally { inFlight.release(user) }

@@ -58,8 +58,8 @@ export {
 } from './telemetry.js';
 // The HTTP layer: what applications use of it here; all of it, for adapters, in ./adapter.ts
 // (`@ratekeeper/core/adapter`), where the names marked deprecated below now live.
-export { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './http/ip.js';
-export { IpList } from './http/ip-list.js';
+export { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './http/client/ip.js';
+export { IpList } from './http/client/ip-list.js';
 export {
   type HeaderSetter,
   type HeaderStyle,
@@ -71,8 +71,8 @@ export {
   seconds,
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   writeHeaders,
-} from './http/headers.js';
-export { type LimitedResponse, PROBLEM_CONTENT_TYPE, limitedResponse } from './http/problem.js';
+} from './http/respond/headers.js';
+export { type LimitedResponse, PROBLEM_CONTENT_TYPE, limitedResponse } from './http/respond/problem.js';
 export {
   type AlgorithmShorthand,
   type ConcurrencyShorthand,
@@ -89,7 +89,7 @@ export {
   SHORTHAND,
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   chooseLimiter,
-} from './http/shorthand.js';
+} from './http/options/shorthand.js';
 export {
   type Adapter as RateLimitAdapter,
   type LimiterSource,
@@ -105,12 +105,12 @@ export type {
   Decide,
   /** @deprecated Renamed Decided ("outcome" is how a response ended), exported by @ratekeeper/core/adapter; this name leaves in the next minor version. */
   Outcome,
-} from './http/decide.js';
-export { MissingIpError, RateLimiterError } from './http/errors.js';
+} from './http/decide/decide.js';
+export { MissingIpError, RateLimiterError } from './http/decide/errors.js';
 export {
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   decisionProblem,
-} from './http/decision-check.js';
+} from './http/decide/decision-check.js';
 export {
   PROXY_WARNING_CODES,
   type ProxyFinding,
@@ -123,15 +123,15 @@ export {
   isInternalAddress,
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   proxyFinding,
-} from './http/proxy-check.js';
+} from './http/client/proxy-check.js';
 export {
   type LimitedBody,
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   LimitedBodies,
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   MAX_ENTRIES as MAX_LIMITED_BODIES,
-} from './http/limited-bodies.js';
-export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './http/settle.js';
+} from './http/respond/limited-bodies.js';
+export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './http/settle/settle.js';
 export {
   DEFAULT_ABANDONED_MS,
   type NodeResponse,
@@ -139,5 +139,5 @@ export {
   type Work,
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   abandon,
-} from './http/work.js';
-export { type ClientSocket, DEFAULT_MAX_DELAY_MS, type DelayOptions } from './http/delay.js';
+} from './http/settle/work.js';
+export { type ClientSocket, DEFAULT_MAX_DELAY_MS, type DelayOptions } from './http/decide/delay.js';

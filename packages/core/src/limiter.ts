@@ -45,7 +45,7 @@ export interface RateLimiter<M extends Mode = Mode> {
    * release returns `cost` (default 1) units of `key` that a request held while in flight (a
    * concurrency lease, see concurrency-limiter.ts), never below zero. Present only on limiters that hold
    * leases; the adapters then release every admitted request's lease exactly once when its work is
-   * over (http/work.ts).
+   * over (http/settle/work.ts).
    */
   release?(key: string, cost?: number): Result<M, void>;
   /**

@@ -179,7 +179,7 @@ function waitFor(r: Reservation<Mode>, signal: AbortSignal | undefined, clock: C
  * run on a loop time cached in whole milliseconds, so a timer can fire a little before the limiter's
  * clock reaches the instant: while a clock that moves is still short of it, the rest is waited out. A
  * clock that did not move at all (a ManualClock under fake timers) leaves the timer the authority.
- * Used by `wait` and by the adapters' delay mode (http/delay.ts).
+ * Used by `wait` and by the adapters' delay mode (http/decide/delay.ts).
  */
 export function whenDue(clock: Clock, r: Reservation<Mode>, fire: () => void): () => void {
   let armedAt = clock.now();

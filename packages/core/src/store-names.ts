@@ -12,7 +12,7 @@
  * - one name bound with different settings: the store would decide one state by two policies.
  *
  * Every core limiter on a store it was given records its name here (Limiter's constructor); the
- * adapters' shorthand (http/shorthand.ts) then refuses a limiter whose name clashes, at construction,
+ * adapters' shorthand (http/options/shorthand.ts) then refuses a limiter whose name clashes, at construction,
  * with a TypeError naming the `name` option. Names are remembered per store object (a WeakMap), each
  * only while a limiter holding it is alive; a limiter's own default MemoryStore is never shared.
  */

@@ -1,12 +1,12 @@
 /**
- * The option registry (src/http/options.ts) is what the shorthand and the plan obey: every name it
+ * The option registry (src/http/options/options.ts) is what the shorthand and the plan obey: every name it
  * lists is known to the plan (refused for its value, if at all, never as unknown), a name it does not
  * list is refused as unknown; each algorithm built with no sizes has exactly the registry's defaults,
  * and takes exactly the registry's sizes (any other size is refused naming the algorithm).
  */
 import { describe, expect, it } from 'vitest';
 import { type Limiter, type Policy, chooseLimiter, prepareRateLimit } from '../src/index.js';
-import { ALGORITHMS, LIMITER_OPTIONS, OPTIONS, SIZES, SIZE_OPTIONS, sizesOf } from '../src/http/options.js';
+import { ALGORITHMS, LIMITER_OPTIONS, OPTIONS, SIZES, SIZE_OPTIONS, sizesOf } from '../src/http/options/options.js';
 
 describe('the option registry', () => {
   it('every option it lists is known to the plan; any other name is refused as unknown', () => {

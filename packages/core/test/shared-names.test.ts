@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FixedWindowLimiter, ManualClock, MemoryStore, type RateLimiter, prepareRateLimit } from '../src/index.js';
-import { type LimiterChoice, chooseLimiter } from '../src/http/shorthand.js';
+import { type LimiterChoice, chooseLimiter } from '../src/http/options/shorthand.js';
 import { claimedNames } from '../src/store-names.js';
 
 declare const gc: (() => void) | undefined;

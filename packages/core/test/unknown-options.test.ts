@@ -21,7 +21,7 @@ import {
   chooseLimiter,
   prepareRateLimit,
 } from '../src/index.js';
-import { SHORTHAND } from '../src/http/shorthand.js';
+import { SHORTHAND } from '../src/http/options/shorthand.js';
 import { TOKEN_BUCKET_OPTIONS, WINDOW_OPTIONS } from '../src/bucket-and-window-limiters.js';
 import { expectThrow } from './support/expect-error.js';
 

@@ -25,7 +25,7 @@
  * `settle` or a limiter holding leases (ConcurrencyLimiter), every admitted request's response is
  * handed to core's watch as soon as the decision arrives (before anything can fail or find the
  * response already sent), so its lease is released, and its outcome reported, when its work is over
- * (core's http/work.ts): the response completed or failed, or, when the client left first, the handler
+ * (core's http/settle/work.ts): the response completed or failed, or, when the client left first, the handler
  * answered anyway (Express has no other end to a handler). Without those options nothing is watched.
  *
  * On a synchronous limiter (the memory store) an allowed request costs one Decision and its header

@@ -114,7 +114,7 @@ function settle(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply,
 /**
  * decided hands an admitted request's response to core's watch first, whatever happens next (its lease
  * is released when its work is over: the response completed or failed, or, when the client left
- * first, the handler answered anyway; core's http/work.ts), then finishes unless someone else
+ * first, the handler answered anyway; core's http/settle/work.ts), then finishes unless someone else
  * already answered.
  */
 function decided(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction, decision: Decision): void {

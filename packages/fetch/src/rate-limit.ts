@@ -26,7 +26,7 @@
  * is not counted: the check answers an empty 499 (nginx's "client closed request", for the logs;
  * nobody receives it) and the handler does not run.
  *
- * In delay mode (`mode: 'delay'`, core's http/delay.ts) the check's promise settles when the held
+ * In delay mode (`mode: 'delay'`, core's http/decide/delay.ts) the check's promise settles when the held
  * request may go. The Request's `signal` stands in for the client's connection (signal-socket.ts):
  * when it aborts during the wait, the booking is cancelled at once and the check answers the empty
  * 499. On a runtime that never aborts it (workerd without its request-signal flag), the wait runs to

@@ -1,7 +1,7 @@
-export { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './ip.js';
-export { IpList } from './ip-list.js';
-export { type HeaderSetter, type HeaderStyle, limitField, policyField, retryAfterSeconds, seconds, writeHeaders } from './headers.js';
-export { type LimitedResponse, PROBLEM_CONTENT_TYPE, limitedResponse } from './problem.js';
+export { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './client/ip.js';
+export { IpList } from './client/ip-list.js';
+export { type HeaderSetter, type HeaderStyle, limitField, policyField, retryAfterSeconds, seconds, writeHeaders } from './respond/headers.js';
+export { type LimitedResponse, PROBLEM_CONTENT_TYPE, limitedResponse } from './respond/problem.js';
 export {
   type AlgorithmShorthand,
   type ConcurrencyShorthand,
@@ -15,8 +15,8 @@ export {
   type TokenBucketShorthand,
   type WindowSizes,
   chooseLimiter,
-} from './shorthand.js';
-export { LIMITER_OPTIONS, SHORTHAND } from './options.js';
+} from './options/shorthand.js';
+export { LIMITER_OPTIONS, SHORTHAND } from './options/options.js';
 export {
   type Adapter as RateLimitAdapter,
   type LimiterSource,
@@ -27,12 +27,12 @@ export {
   type RateLimitPlans,
   prepareRateLimit,
 } from './prepare.js';
-export type { Decide, Decided, Outcome } from './decide.js';
-export { MissingIpError, RateLimiterError } from './errors.js';
-export { decisionProblem } from './decision-check.js';
-export { PROXY_WARNING_CODES, type ProxyFinding, type ProxySetting, ProxyWarning, hasForwardingHeader, isInternalAddress, proxyFinding } from './proxy-check.js';
-export { type LimitedBody, LimitedBodies, MAX_ENTRIES as MAX_LIMITED_BODIES } from './limited-bodies.js';
-export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './settle.js';
-export { DEFAULT_ABANDONED_MS, type NodeResponse, type Watch, type Work, abandon } from './work.js';
-export { type ClientSocket, DEFAULT_MAX_DELAY_MS, type DelayOptions } from './delay.js';
-export { type NodeHeaders, bySocket, sendLimited, setNodeHeader } from './node.js';
+export type { Decide, Decided, Outcome } from './decide/decide.js';
+export { MissingIpError, RateLimiterError } from './decide/errors.js';
+export { decisionProblem } from './decide/decision-check.js';
+export { PROXY_WARNING_CODES, type ProxyFinding, type ProxySetting, ProxyWarning, hasForwardingHeader, isInternalAddress, proxyFinding } from './client/proxy-check.js';
+export { type LimitedBody, LimitedBodies, MAX_ENTRIES as MAX_LIMITED_BODIES } from './respond/limited-bodies.js';
+export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './settle/settle.js';
+export { DEFAULT_ABANDONED_MS, type NodeResponse, type Watch, type Work, abandon } from './settle/work.js';
+export { type ClientSocket, DEFAULT_MAX_DELAY_MS, type DelayOptions } from './decide/delay.js';
+export { type NodeHeaders, bySocket, sendLimited, setNodeHeader } from './respond/node.js';

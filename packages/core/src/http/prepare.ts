@@ -32,20 +32,20 @@ import type { Decision } from '../decision.js';
 import type { RateLimiter } from '../limiter.js';
 import { type Telemetry, checkTelemetry } from '../telemetry.js';
 import { describeValue, refuseUnknown } from '../validate.js';
-import { peerOption } from './peer-options.js';
-import { type Decide, decider, optionalFunction } from './decide.js';
-import { type ClientSocket, type DelayOptions, checkDelay } from './delay.js';
-import { policiesProblem } from './decision-check.js';
-import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, writeHeaders } from './headers.js';
-import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet } from './ip.js';
-import { IpList } from './ip-list.js';
-import type { LimitedBody } from './limited-bodies.js';
-import { type Charge, type Claim, type Finished, claimer } from './settle.js';
-import { type Plans, limited, preparePlans } from './plans.js';
-import { ProxyWarning, type ProxySetting } from './proxy-check.js';
-import { OPTIONS } from './options.js';
-import { type LimiterChoice, type ReadyLimiter, chooseLimiter } from './shorthand.js';
-import { DEFAULT_ABANDONED_MS, type Watch, watcher } from './work.js';
+import { peerOption } from './options/peer-options.js';
+import { type Decide, decider, optionalFunction } from './decide/decide.js';
+import { type ClientSocket, type DelayOptions, checkDelay } from './decide/delay.js';
+import { policiesProblem } from './decide/decision-check.js';
+import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, writeHeaders } from './respond/headers.js';
+import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet } from './client/ip.js';
+import { IpList } from './client/ip-list.js';
+import type { LimitedBody } from './respond/limited-bodies.js';
+import { type Charge, type Claim, type Finished, claimer } from './settle/settle.js';
+import { type Plans, limited, preparePlans } from './options/plans.js';
+import { ProxyWarning, type ProxySetting } from './client/proxy-check.js';
+import { OPTIONS } from './options/options.js';
+import { type LimiterChoice, type ReadyLimiter, chooseLimiter } from './options/shorthand.js';
+import { DEFAULT_ABANDONED_MS, type Watch, watcher } from './settle/work.js';
 
 /**
  * RateLimitOptions are the options every adapter takes: what decides (a `limiter`, one algorithm's

@@ -1,5 +1,5 @@
 /**
- * Delay mode in the plan (http/delay.ts): options validated at construction; a request over the limit
+ * Delay mode in the plan (http/decide/delay.ts): options validated at construction; a request over the limit
  * is held until it fits (fake timers, a ManualClock moved with them), up to maxDelayMs, else refused
  * with the wait it would have had; the decision is the one at the instant it goes; a client that goes
  * away during the wait releases it (the key's state exactly as before, and decide resolves to null),

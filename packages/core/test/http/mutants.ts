@@ -13,9 +13,9 @@
  */
 import { type Decision, ipKey } from '../../src/index.js';
 import type { PreparedRateLimit } from '../../src/adapter.js';
-import { carriesIpv4, hostOf, ipv4, ipv6Groups } from '../../src/http/ip.js';
-import { type AfterHooks, type Charge, adjust } from '../../src/http/settle.js';
-import { type Watch, finished } from '../../src/http/work.js';
+import { carriesIpv4, hostOf, ipv4, ipv6Groups } from '../../src/http/client/ip.js';
+import { type AfterHooks, type Charge, adjust } from '../../src/http/settle/settle.js';
+import { type Watch, finished } from '../../src/http/settle/work.js';
 
 export type KeyOf = (ip: string, bits?: number) => string | undefined;
 

@@ -9,8 +9,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CompositeLimiter, ConcurrencyLimiter, type Decision, FixedWindowLimiter, type Finished, ManualClock, type Watch, prepareRateLimit } from '../../src/index.js';
-import type { Claim } from '../../src/http/settle.js';
-import { watcher } from '../../src/http/work.js';
+import type { Claim } from '../../src/http/settle/settle.js';
+import { watcher } from '../../src/http/settle/work.js';
 import { type FakeResponse, fakeResponse } from './support.js';
 
 type Req = { readonly id: string };

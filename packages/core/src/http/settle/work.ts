@@ -26,7 +26,7 @@
  * per admitted request, one small object and one 'close' listener; an abandoned request adds two
  * method patches on its own response and one unref'd timer.
  */
-import type { Decision } from '../decision.js';
+import type { Decision } from '../../decision.js';
 import { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './settle.js';
 
 /** DEFAULT_ABANDONED_MS bounds the wait for a handler whose client left, when `abandonedMs` is not given. */

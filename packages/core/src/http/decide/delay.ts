@@ -20,12 +20,12 @@
  * holds at most about rate × maxDelayMs requests at once, and everything beyond is answered 429 at
  * once, as in the default mode.
  */
-import type { Clock } from '../clock.js';
-import type { Decision } from '../decision.js';
-import type { RateLimiter } from '../limiter.js';
-import { type Reservation, clockOf, reservable, reserve, whenDue } from '../reserve.js';
-import type { Mode } from '../store.js';
-import { describeValue } from '../validate.js';
+import type { Clock } from '../../clock.js';
+import type { Decision } from '../../decision.js';
+import type { RateLimiter } from '../../limiter.js';
+import { type Reservation, clockOf, reservable, reserve, whenDue } from '../../reserve.js';
+import type { Mode } from '../../store.js';
+import { describeValue } from '../../validate.js';
 
 /** DEFAULT_MAX_DELAY_MS bounds a delayed request's wait when `maxDelayMs` is not given. */
 export const DEFAULT_MAX_DELAY_MS = 1000;

@@ -31,10 +31,10 @@
  * runtime without `process`, a console warning).
  * Nothing here runs, or allocates, unless one of the two options is given or a limiter releases.
  */
-import type { Decision } from '../decision.js';
-import type { RateLimiter } from '../limiter.js';
-import { describeValue } from '../validate.js';
-import { isThenable } from './thenable.js';
+import type { Decision } from '../../decision.js';
+import type { RateLimiter } from '../../limiter.js';
+import { describeValue } from '../../validate.js';
+import { isThenable } from '../decide/thenable.js';
 import { emitWarning } from './warning.js';
 
 /** Finished is how a response ended, as the hooks see it. */

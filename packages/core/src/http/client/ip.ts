@@ -21,7 +21,7 @@
  * port, the unspecified address) gives undefined: the caller must then apply its missing-IP policy,
  * never fall back to a shared bucket.
  */
-import { describeValue } from '../validate.js';
+import { describeValue } from '../../validate.js';
 
 export const DEFAULT_IPV6_SUBNET = 56;
 

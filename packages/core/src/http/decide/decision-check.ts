@@ -12,9 +12,9 @@
  * Decision, otherwise a short description of the first problem (for the error's cause, never for a
  * client).
  */
-import type { Decision } from '../decision.js';
-import type { Policy } from '../policy.js';
-import { describeValue } from '../validate.js';
+import type { Decision } from '../../decision.js';
+import type { Policy } from '../../policy.js';
+import { describeValue } from '../../validate.js';
 
 const HEADER_SAFE_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
 

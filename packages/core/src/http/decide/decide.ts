@@ -1,5 +1,5 @@
 /**
- * decider builds a plan's `decide(req, ip)`: lists, skip, key, cost, plan, consume, check, report, in
+ * decider builds the prepared options' `decide(req, ip)`: lists, skip, key, cost, plan, consume, check, report, in
  * that order.
  *
  * - `denyList` / `allowList` are matched against the client IP the framework resolved, before anything
@@ -31,15 +31,15 @@
  * Every error is thrown from decide (sync) or rejects its promise, for the adapter to hand to the
  * framework's error path; decide itself never leaves a rejection unobserved.
  */
-import type { Decision } from '../decision.js';
-import type { RateLimiter } from '../limiter.js';
-import { type Telemetry, outcomeOf } from '../telemetry.js';
-import { describeValue, fail, isCost } from '../validate.js';
+import type { Decision } from '../../decision.js';
+import type { RateLimiter } from '../../limiter.js';
+import { type Telemetry, outcomeOf } from '../../telemetry.js';
+import { describeValue, fail, isCost } from '../../validate.js';
 import { decisionProblem } from './decision-check.js';
 import { MissingIpError, RateLimiterError } from './errors.js';
-import { ipKey } from './ip.js';
-import type { IpList } from './ip-list.js';
-import type { Charge } from './settle.js';
+import { ipKey } from '../client/ip.js';
+import type { IpList } from '../client/ip-list.js';
+import type { Charge } from '../settle/settle.js';
 import { type ClientSocket, delayed } from './delay.js';
 import { isThenable } from './thenable.js';
 

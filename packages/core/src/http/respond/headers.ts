@@ -15,9 +15,9 @@
  * Values are built only from policy names (validated to a header-safe alphabet) and numbers: no key
  * and no user text ever reaches a header.
  */
-import type { Decision } from '../decision.js';
-import type { Policy } from '../policy.js';
-import { describeValue } from '../validate.js';
+import type { Decision } from '../../decision.js';
+import type { Policy } from '../../policy.js';
+import { describeValue } from '../../validate.js';
 
 export type HeaderStyle = 'draft-10' | 'legacy' | 'both' | false;
 

@@ -23,7 +23,7 @@
  * (the last peer's class is remembered, so a keep-alive balancer is classified once).
  */
 import { ipKey } from './ip.js';
-import { emitWarning } from './warning.js';
+import { emitWarning } from '../settle/warning.js';
 
 export type ProxyFinding = 'proxy-not-trusted' | 'public-peer-trusted';
 

@@ -16,7 +16,7 @@
  *
  * A lookup of something that is not an IP address (undefined, "", "unknown") is never in the list.
  */
-import { describeValue } from '../validate.js';
+import { describeValue } from '../../validate.js';
 import { carriesIpv4, hostOf, ipv4, ipv6Groups } from './ip.js';
 
 /** Bits of an address, most significant first: 32 for IPv4, 128 for IPv6. */

@@ -12,9 +12,9 @@
  *   status, the two entity fields and the bytes. Only for a framework that answers through Node's
  *   response itself (Express); Koa and Fastify answer through their own reply so that their hooks run.
  */
-import type { ClientSocket } from './delay.js';
+import type { ClientSocket } from '../decide/delay.js';
 import type { LimitedBody } from './limited-bodies.js';
-import type { Adapter } from './prepare.js';
+import type { Adapter } from '../prepare.js';
 
 /** NodeHeaders is the little of Node's ServerResponse the header setter writes to. */
 export interface NodeHeaders {

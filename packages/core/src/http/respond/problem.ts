@@ -4,7 +4,7 @@
  * `temporary-reduced-capacity` (503) when the store was unavailable and the failure policy is
  * 'closed', or a plain 403 for an address on the deny list. The body carries policy names and numbers only: never a key, never a store's error text.
  */
-import type { Decision } from '../decision.js';
+import type { Decision } from '../../decision.js';
 import { retryAfterSeconds } from './headers.js';
 
 const PROBLEM_TYPES = 'https://iana.org/assignments/http-problem-types';

@@ -15,12 +15,12 @@
  * policy belongs to no plan (a hand-written limiter reporting foreign policies) gets fields built from
  * the decision itself.
  */
-import type { Decision } from '../decision.js';
-import type { RateLimiter } from '../limiter.js';
-import type { Policy } from '../policy.js';
-import { describeValue } from '../validate.js';
-import { policyField } from './headers.js';
-import { type LimitedBody, LimitedBodies } from './limited-bodies.js';
+import type { Decision } from '../../decision.js';
+import type { RateLimiter } from '../../limiter.js';
+import type { Policy } from '../../policy.js';
+import { describeValue } from '../../validate.js';
+import { policyField } from '../respond/headers.js';
+import { type LimitedBody, LimitedBodies } from '../respond/limited-bodies.js';
 import { SHORTHAND } from './options.js';
 import { checkLimiter } from './shorthand.js';
 

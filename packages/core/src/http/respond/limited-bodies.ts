@@ -12,8 +12,8 @@
  * hand-written limiter reporting foreign policies) is built afresh and never cached. At most
  * MAX_ENTRIES bodies are kept per limiter, so the cache is bounded whatever the waits.
  */
-import type { Decision } from '../decision.js';
-import type { Policy } from '../policy.js';
+import type { Decision } from '../../decision.js';
+import type { Policy } from '../../policy.js';
 import { retryAfterSeconds } from './headers.js';
 import { type LimitedResponse, limitedResponse } from './problem.js';
 
