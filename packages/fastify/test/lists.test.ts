@@ -1,4 +1,4 @@
-/** The shared allow/deny list contract (adapter-contract/src/lists.ts) through Fastify over real HTTP. */
+/** The shared allow/deny list contract (adapter-contract/src/client/lists.ts) through Fastify over real HTTP. */
 import { listsSuite } from '@ratekeeper/adapter-contract';
 import { drivers } from './driver.js';
 

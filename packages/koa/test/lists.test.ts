@@ -1,4 +1,4 @@
-/** The shared allow/deny list contract (adapter-contract/src/lists.ts) through koa. */
+/** The shared allow/deny list contract (adapter-contract/src/client/lists.ts) through koa. */
 import { listsSuite } from '@ratekeeper/adapter-contract';
 import { drivers } from './helpers.js';
 

@@ -11,7 +11,7 @@ import { type IncomingMessage, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManualClock, type MemoryBinding, TokenBucketLimiter } from '@ratekeeper/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Driver, Served } from './driver.js';
+import type { Driver, Served } from '../driver.js';
 
 const T0 = 1_700_000_000_000;
 

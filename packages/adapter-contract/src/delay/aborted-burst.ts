@@ -13,10 +13,10 @@ import { type IncomingMessage, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Booking, ManualClock, MemoryStore, type Store, TokenBucketLimiter } from '@ratekeeper/core';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { Driver } from './driver.js';
-import { until } from './login.js';
-import { MemoryCancelsLastOnly, RedisCancelsLastOnly } from './mutants/last-only-cancel.js';
-import { STORES, runsOn, stopRedis, storeOn } from './redis.js';
+import type { Driver } from '../driver.js';
+import { until } from '../work/login.js';
+import { MemoryCancelsLastOnly, RedisCancelsLastOnly } from '../mutants/last-only-cancel.js';
+import { STORES, runsOn, stopRedis, storeOn } from '../redis.js';
 
 const T0 = 1_700_000_000_000;
 const BURST = 60;

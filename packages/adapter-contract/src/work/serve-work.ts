@@ -10,7 +10,7 @@ import { type IncomingMessage, type ServerResponse, request as httpRequest } fro
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Decision, RateLimiter } from '@ratekeeper/core';
-import type { ContractOptions, Driver, RequestView, Served } from './driver.js';
+import type { ContractOptions, Driver, RequestView, Served } from '../driver.js';
 
 /** Tracked wraps a limiter: admissions, the handlers' ends, and refunds still on their way to the store. */
 export interface Tracked {

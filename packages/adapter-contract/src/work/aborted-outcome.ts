@@ -12,9 +12,9 @@
  */
 import { BanLimiter, type Finished, SlidingWindowLimiter, type Store } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from './driver.js';
+import type { Driver } from '../driver.js';
 import { type WorkApp, eventually, serveWork, tracked } from './serve-work.js';
-import { type StoreCase, storeCases } from './stores.js';
+import { type StoreCase, storeCases } from '../stores.js';
 
 const ATTEMPTS = 20;
 let serial = 0;

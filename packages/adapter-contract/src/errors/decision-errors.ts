@@ -14,10 +14,10 @@
  */
 import { type Decision, ManualClock, type RateLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { ContractOptions, Driver, Setup } from './driver.js';
+import type { ContractOptions, Driver, Setup } from '../driver.js';
 import { withoutEscapes } from './escapes.js';
 import { nothingAfterHeadersSent } from './faults.js';
-import { expectPrintableHeaders } from './support.js';
+import { expectPrintableHeaders } from '../support.js';
 
 type Mode = 'sync' | 'async';
 export const MODES: readonly Mode[] = ['sync', 'async'];

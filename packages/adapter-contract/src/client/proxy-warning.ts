@@ -13,8 +13,8 @@
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import type { IncomingMessage } from 'node:http';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ContractBehaviour, Driver } from './driver.js';
-import { counting } from './support.js';
+import type { ContractBehaviour, Driver } from '../driver.js';
+import { counting } from '../support.js';
 
 const PUBLIC_PEER = '203.0.113.7';
 const RECORD = Symbol.for('ratekeeper.proxyWarnings');

@@ -5,9 +5,9 @@
  */
 import { type Decision, ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { Answer, Driver } from './driver.js';
+import type { Answer, Driver } from '../driver.js';
 import { handlerStatusSuite } from './handler-status.js';
-import { counting, expectPrintableHeaders } from './support.js';
+import { counting, expectPrintableHeaders } from '../support.js';
 
 const bucket = (capacity: number, clock = new ManualClock(0)) => new TokenBucketLimiter({ capacity, refillPerSecond: 1, name: 'b', clock });
 

@@ -6,8 +6,8 @@
  */
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from './driver.js';
-import { counting } from './support.js';
+import type { Driver } from '../driver.js';
+import { counting } from '../support.js';
 
 const roomy = (clock: ManualClock) => new TokenBucketLimiter({ capacity: 100, refillPerSecond: 1, clock });
 

@@ -10,9 +10,9 @@
  */
 import { BanLimiter, ManualClock, type RateLimiter, SlidingWindowLimiter, type Store } from '@ratekeeper/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Driver, Served } from './driver.js';
-import { MemoryBansOutliveRefunds, RedisBansOutliveRefunds } from './mutants/ban-outlives-refund.js';
-import { STORES, type StoreName, runsOn, stopRedis, storeOn } from './redis.js';
+import type { Driver, Served } from '../driver.js';
+import { MemoryBansOutliveRefunds, RedisBansOutliveRefunds } from '../mutants/ban-outlives-refund.js';
+import { STORES, type StoreName, runsOn, stopRedis, storeOn } from '../redis.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

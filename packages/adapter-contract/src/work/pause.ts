@@ -14,9 +14,9 @@ import { ConcurrencyLimiter } from '@ratekeeper/core';
 import type { RedisStore } from '@ratekeeper/redis';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from './driver.js';
+import type { Driver } from '../driver.js';
 import { eventually, serveWork } from './serve-work.js';
-import { hasRedis } from './stores.js';
+import { hasRedis } from '../stores.js';
 
 const LIMIT = 10;
 const PAUSE_MS = 1500;
@@ -32,7 +32,7 @@ let mutant: string | undefined;
  * the key admits once the store decides on Redis again.
  */
 export async function admittedAfterPause<F>(driver: Driver<F>, build: Build): Promise<number> {
-  const support = await import('../../redis/test/support/redis-server.js');
+  const support = await import('../../../redis/test/support/redis-server.js');
   const server = await support.startServer();
   const client = new Redis({ port: server.port, host: '127.0.0.1' });
   client.on('error', () => {});
@@ -85,7 +85,7 @@ export function pauseSuite<F>(drivers: readonly Driver<F>[]): void {
       }, 30_000);
 
       it('the same check catches a store that drops a release Redis could not run (mutant)', async () => {
-        const { mutantBuild } = await import('../../redis/test/support/mutant-builds.js');
+        const { mutantBuild } = await import('../../../redis/test/support/mutant-builds.js');
         mutant ??= mutantBuild('dropped-releases');
         expect(await admittedAfterPause(driver, (await import(mutant)) as Build)).toBeLessThan(LIMIT);
       }, 120_000);

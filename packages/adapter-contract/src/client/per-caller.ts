@@ -10,8 +10,8 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { Driver, RequestView } from './driver.js';
-import { counting } from './support.js';
+import type { Driver, RequestView } from '../driver.js';
+import { counting } from '../support.js';
 
 const window = (limit: number, name: string, clock = new ManualClock(0)) => new FixedWindowLimiter({ limit, windowMs: 60_000, name, clock });
 const lookup = <T>(value: T) => new Promise<T>((resolve) => setImmediate(() => resolve(value)));

@@ -13,9 +13,9 @@
  */
 import { ConcurrencyLimiter, type Store } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from './driver.js';
+import type { Driver } from '../driver.js';
 import { type WorkApp, eventually, serveWork, tracked } from './serve-work.js';
-import { type StoreCase, storeCases } from './stores.js';
+import { type StoreCase, storeCases } from '../stores.js';
 
 const LIMIT = 3;
 let serial = 0;

@@ -4,8 +4,8 @@
  */
 import { CompositeLimiter, ManualClock, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from './driver.js';
-import { expectPrintableHeaders } from './support.js';
+import type { Driver } from '../driver.js';
+import { expectPrintableHeaders } from '../support.js';
 
 export function retrySuite<F>(drivers: readonly Driver<F>[]): void {
   for (const driver of drivers) {

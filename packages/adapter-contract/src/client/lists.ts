@@ -7,8 +7,8 @@
  */
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { ContractBehaviour, ContractOptions, Driver } from './driver.js';
-import { counting } from './support.js';
+import type { ContractBehaviour, ContractOptions, Driver } from '../driver.js';
+import { counting } from '../support.js';
 
 export function listsSuite<F>(drivers: readonly Driver<F>[]): void {
   for (const driver of drivers) {

@@ -7,8 +7,8 @@
  */
 import { ManualClock, type RateLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { ContractBehaviour, Driver } from './driver.js';
-import { counting, expectPrintableHeaders } from './support.js';
+import type { ContractBehaviour, Driver } from '../driver.js';
+import { counting, expectPrintableHeaders } from '../support.js';
 
 const HOSTILE = 'evil\r\nSet-Cookie: stolen=1\r\n\r\n\u0000\u2028\u007fé中文😀';
 

@@ -6,7 +6,7 @@
  */
 import { FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from './driver.js';
+import type { Driver } from '../driver.js';
 
 const window = (limit: number) => new FixedWindowLimiter({ limit, windowMs: 60_000, name: 'w', clock: new ManualClock(0) });
 

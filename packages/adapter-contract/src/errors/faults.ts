@@ -7,8 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ManualClock, type RateLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from './driver.js';
-import { asyncLimiter, expectPrintableHeaders } from './support.js';
+import type { Driver } from '../driver.js';
+import { asyncLimiter, expectPrintableHeaders } from '../support.js';
 
 export const SECRET = 'redis://admin:hunter2@10.0.0.7:6379';
 

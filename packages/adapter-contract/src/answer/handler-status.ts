@@ -7,8 +7,8 @@
  */
 import { type Decision, ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { Answer, Driver } from './driver.js';
-import { asyncLimiter } from './support.js';
+import type { Answer, Driver } from '../driver.js';
+import { asyncLimiter } from '../support.js';
 
 const bucket = (capacity: number) => new TokenBucketLimiter({ capacity, refillPerSecond: 1, name: 'b', clock: new ManualClock(0) });
 

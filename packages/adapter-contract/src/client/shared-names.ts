@@ -8,8 +8,8 @@
  */
 import { type FixedWindowShorthand, ManualClock, type Store, TokenBucketLimiter } from '@ratekeeper/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ContractBehaviour, ContractOptions, Driver } from './driver.js';
-import { STORES, runsOn, stopRedis, storeOn } from './redis.js';
+import type { ContractBehaviour, ContractOptions, Driver } from '../driver.js';
+import { STORES, runsOn, stopRedis, storeOn } from '../redis.js';
 
 const everyone = (): ContractOptions => ({ limiter: new TokenBucketLimiter({ capacity: 100, refillPerSecond: 1, clock: new ManualClock(0) }) });
 

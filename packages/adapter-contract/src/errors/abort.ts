@@ -8,8 +8,8 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from './driver.js';
-import { gated } from './support.js';
+import type { Driver } from '../driver.js';
+import { gated } from '../support.js';
 
 /** abortedClientsAreQuiet sends five requests that abort mid-decision, then one that waits. */
 export async function abortedClientsAreQuiet<F>(driver: Driver<F>, factory: F): Promise<void> {

@@ -14,9 +14,9 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { ConcurrencyLimiter, type Decision, type RateLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from './driver.js';
+import type { Driver } from '../driver.js';
 import { eventually } from './serve-work.js';
-import { gated } from './support.js';
+import { gated } from '../support.js';
 
 /**
  * closeOnFinish makes `res.once('close', …)` listen to 'finish' instead until the returned function

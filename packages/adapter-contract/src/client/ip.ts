@@ -12,8 +12,8 @@
  */
 import { ManualClock, TokenBucketLimiter, ipKey } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import type { ContractBehaviour, Driver } from './driver.js';
-import { counting, oneSocket } from './support.js';
+import type { ContractBehaviour, Driver } from '../driver.js';
+import { counting, oneSocket } from '../support.js';
 
 /** One proxy-trust row: `proxy` goes to the driver as is; `label` names it in the test title. */
 export interface Resolves {
