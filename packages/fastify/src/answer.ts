@@ -28,19 +28,19 @@ const setHeader = (reply: FastifyReply, name: string, value: string): void => {
 /** finish writes the headers for `decision` and passes the request on or answers it. */
 export function finish(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision): void {
   request.rateLimit = decision;
-  limit.plan.writeHeaders(reply, setHeader, decision);
-  if (!limit.plan.blocks(decision)) done();
+  limit.prepared.writeHeaders(reply, setHeader, decision);
+  if (!limit.prepared.blocks(decision)) done();
   else if (limit.handler === undefined) sendDefault(limit, reply, decision);
   else runHandler(limit, request, reply, done, decision);
 }
 
 function sendDefault(limit: RouteLimit, reply: FastifyReply, decision: Decision): void {
-  const body = limit.plan.body(decision);
+  const body = limit.prepared.body(decision);
   reply.code(body.status).header('content-type', body.contentType).send(body.bytes);
 }
 
 function runHandler(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision): void {
-  reply.code(limit.plan.body(decision).status);
+  reply.code(limit.prepared.body(decision).status);
   let result: unknown;
   try {
     result = (limit.handler as NonNullable<RouteLimit['handler']>)(request, reply, decision);
@@ -51,10 +51,10 @@ function runHandler(limit: RouteLimit, request: FastifyRequest, reply: FastifyRe
   if (result === reply || result === undefined) return;
   if (isThenable(result))
     result.then(
-      (value) => settle(limit, reply, done, decision, value),
+      (value) => sendReturned(limit, reply, done, decision, value),
       (error: unknown) => failed(reply, done, error),
     );
-  else settle(limit, reply, done, decision, result);
+  else sendReturned(limit, reply, done, decision, result);
 }
 
 /** failed hands a handler's error to Fastify's error handler, as a 500 unless the error names a status. */
@@ -64,10 +64,10 @@ function failed(reply: FastifyReply, done: HookHandlerDoneFunction, error: unkno
 }
 
 /**
- * settle sends what the handler returned; for an async handler that resolved to undefined without
+ * sendReturned sends what the handler returned; for an async handler that resolved to undefined without
  * answering, the default body.
  */
-function settle(limit: RouteLimit, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision, value: unknown): void {
+function sendReturned(limit: RouteLimit, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision, value: unknown): void {
   if (value === reply || reply.sent) return;
   try {
     if (value !== undefined) reply.send(value);

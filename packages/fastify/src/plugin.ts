@@ -9,13 +9,13 @@
  * to each route in `onRoute` (the @fastify/rate-limit way), because only a context hook covers 404s and
  * the routes `onRoute` never sees: those added to the instance before the plugin finished loading
  * (`app.register(rateLimit); app.get(…)` without await) and those of contexts registered before it.
- * The price is one `request.routeOptions` read per request to find the route's plan (about 0.1 µs).
+ * The price is one `request.routeOptions` read per request to find the route's limit (about 0.1 µs).
  *
  * Per-route `config.rateLimit`: `false` exempts the route (no count, no headers); an options object
- * replaces the registration's plan for that route (merged over the registration options, see
- * route-limit.ts), so a request is counted exactly once, by the route's plan. Objects are prepared in
+ * replaces the registration's limit for that route (merged over the registration options, see
+ * route-limit.ts), so a request is counted exactly once, by the route's limit. Objects are prepared in
  * `onRoute`, at registration, so a bad option fails at startup naming the route and the option; one
- * object is one plan, so a GET route and its automatic HEAD route share one limiter, and so do routes
+ * object is one limit, so a GET route and its automatic HEAD route share one limiter, and so do routes
  * handed the same object. A route `onRoute` never saw is prepared on its first request instead (a bad
  * option then reaches the error handler).
  *
@@ -34,7 +34,8 @@
  * On a synchronous limiter (the memory store) an allowed request costs the route lookup, a Decision
  * and its header strings: no promise and no closure per request.
  */
-import type { Decision, Outcome } from '@ratekeeper/core';
+import type { Decision } from '@ratekeeper/core';
+import type { Decided } from '@ratekeeper/core/adapter';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
 import { finish } from './answer.js';
@@ -56,12 +57,12 @@ function rateLimitPlugin(fastify: FastifyInstance, options: FastifyRateLimitOpti
 function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions): void {
   const global = prepareGlobal(registration);
   const unlimited = registration.global === false ? undefined : global;
-  const plans = new WeakMap<object, RouteLimit>();
+  const limits = new WeakMap<object, RouteLimit>();
   if (!fastify.hasRequestDecorator('rateLimit')) fastify.decorateRequest('rateLimit', undefined);
 
-  const routePlan = (config: object, where: string): RouteLimit => {
-    let limit = plans.get(config);
-    if (limit === undefined) plans.set(config, (limit = prepareRoute(registration, global, config, where)));
+  const routeLimit = (config: object, where: string): RouteLimit => {
+    let limit = limits.get(config);
+    if (limit === undefined) limits.set(config, (limit = prepareRoute(registration, global, config, where)));
     return limit;
   };
 
@@ -70,14 +71,14 @@ function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions
     const config = route.config.rateLimit;
     if (config === undefined) return unlimited;
     if (config === false) return undefined;
-    return plans.get(config) ?? routePlan(config, describeRoute(route.method, route.url));
+    return limits.get(config) ?? routeLimit(config, describeRoute(route.method, route.url));
   };
 
   fastify.addHook('onRoute', (route: RouteOptions) => {
     const config: unknown = route.config?.rateLimit;
     if (config === undefined || config === false) return;
     if (typeof config !== 'object' || config === null) prepareRoute(registration, global, config, describeRoute(route.method, route.url));
-    else routePlan(config, describeRoute(route.method, route.url));
+    else routeLimit(config, describeRoute(route.method, route.url));
   });
 
   fastify.addHook('onRequest', function rateLimit(request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction): void {
@@ -92,11 +93,11 @@ function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions
       if (limit.proxy.pending) limit.proxy.observe(ip, request.socket?.remoteAddress, request.headers);
     }
     // A throw from decide or finish on this synchronous path is caught by Fastify's hook runner.
-    const outcome = limit.plan.decide(request, ip);
-    if (outcome === undefined) next();
+    const first = limit.prepared.decide(request, ip);
+    if (first === undefined) next();
     // The second `then` also catches a throw from finish, which would otherwise be an unhandled rejection.
-    else if (outcome instanceof Promise) outcome.then((settled: Outcome) => settle(limit, request, reply, next, settled)).then(undefined, next);
-    else decided(limit, request, reply, next, outcome);
+    else if (first instanceof Promise) first.then((later: Decided) => resume(limit, request, reply, next, later)).then(undefined, next);
+    else decided(limit, request, reply, next, first);
   });
 }
 
@@ -105,10 +106,10 @@ function answered(reply: FastifyReply): boolean {
   return reply.sent || reply.raw.headersSent;
 }
 
-/** settle finishes an async outcome: skipped goes on; a gone client (null) or an answered reply gets nothing more. */
-function settle(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction, outcome: Outcome): void {
-  if (outcome === undefined) next();
-  else if (outcome !== null) decided(limit, request, reply, next, outcome);
+/** resume goes on from an async decide: skipped goes on; a gone client (null) or an answered reply gets nothing more. */
+function resume(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction, later: Decided): void {
+  if (later === undefined) next();
+  else if (later !== null) decided(limit, request, reply, next, later);
 }
 
 /**
@@ -118,7 +119,7 @@ function settle(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply,
  * already answered.
  */
 function decided(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction, decision: Decision): void {
-  if (limit.plan.watch !== undefined) limit.plan.watch(request, reply.raw, decision);
+  if (limit.prepared.watch !== undefined) limit.prepared.watch(request, reply.raw, decision);
   if (!answered(reply)) finish(limit, request, reply, next, decision);
 }
 

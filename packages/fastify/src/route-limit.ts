@@ -1,6 +1,6 @@
 /**
  * A RouteLimit is everything the onRequest hook needs for the requests of one route, prepared once:
- * core's RateLimitPlan (validated options, the limiter, header values), the limited-response handler,
+ * core's PreparedRateLimit (validated options, the limiter, header values), the limited-response handler,
  * the default 429 bodies as bytes, and whether the key needs the client IP at all.
  *
  * `prepareGlobal` validates the registration options. `prepareRoute` validates one route's
@@ -17,8 +17,8 @@
  *
  * Errors name the route and the option, with the class core chose (TypeError / RangeError).
  */
-import { type ProxySetting, type RateLimitPlan } from '@ratekeeper/core';
-import { LIMITER_OPTIONS, type ProxyWarning, SHORTHAND, describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
+import type { ProxySetting } from '@ratekeeper/core';
+import { LIMITER_OPTIONS, type PreparedRateLimit, type ProxyWarning, SHORTHAND, bySocket, describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyRateLimitOptions, RateLimitHandler, RouteRateLimitOptions } from './options.js';
 
@@ -28,7 +28,7 @@ const EXTRA = ['handler', 'global'] as const;
 const SHORTHAND_CARRIED = SHORTHAND.filter((k) => k !== 'name');
 
 export interface RouteLimit {
-  readonly plan: RateLimitPlan<FastifyRequest>;
+  readonly prepared: PreparedRateLimit<FastifyRequest>;
   readonly handler: RateLimitHandler | undefined;
   /** False when a `key` function replaces the IP, so request.ip (proxy-addr work) is never read. */
   readonly needsIp: boolean;
@@ -74,7 +74,7 @@ function inherited(global: FastifyRateLimitOptions, globalLimit: RouteLimit, own
     if (!(LIMITER_OPTIONS as readonly string[]).includes(name) && name !== 'global') base[name] = value;
   }
   if (!LIMITER_OPTIONS.some((name) => own[name] !== undefined)) {
-    if (global.plans === undefined && global.plan === undefined) base['limiter'] = globalLimit.plan.limiter;
+    if (global.plans === undefined && global.plan === undefined) base['limiter'] = globalLimit.prepared.limiter;
     else Object.assign(base, { plans: global.plans, plan: global.plan });
   } else if (own.limiter === undefined && global.limiter === undefined && global.plans === undefined) {
     // 'token-bucket' is core's default algorithm (chooseLimiter).
@@ -86,18 +86,16 @@ function inherited(global: FastifyRateLimitOptions, globalLimit: RouteLimit, own
   return base;
 }
 
-/** gone: the client's socket closed (an async key lookup outlived the client). */
-const gone = (request: FastifyRequest): boolean => request.raw.socket?.destroyed === true;
-/** socket: the client's connection, which delay mode watches to release a held request whose client left. */
-const socket = (request: FastifyRequest) => request.raw.socket ?? undefined;
+/** The client's Node socket (none on a request made with fastify.inject). */
+const nodeClient = bySocket((request: FastifyRequest) => request.raw.socket);
 
 function prepare(owner: string, options: FastifyRateLimitOptions | undefined): RouteLimit {
-  const plan = prepareRateLimit<FastifyRequest>(owner, options, EXTRA, { gone, socket });
+  const prepared = prepareRateLimit<FastifyRequest>(owner, options, EXTRA, nodeClient);
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${owner}: handler must be a function, got ${describeValue(handler)}`);
   }
-  return { plan, handler, needsIp: options?.key === undefined, proxy: plan.watchProxy(PROXY) };
+  return { prepared, handler, needsIp: options?.key === undefined, proxy: prepared.watchProxy(PROXY) };
 }
 
 /** withOwner prefixes a limiter constructor's message with the route, keeping the error's class. */

@@ -12,7 +12,7 @@ export const bypassPlan = fastifyPlugin(
   (fastify: FastifyInstance, options: FastifyRateLimitOptions, done: (error?: Error) => void) => {
     const limit = prepareGlobal(options);
     fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => {
-      const outcome = Promise.resolve(limit.plan.limiter.consume(request.ip));
+      const outcome = Promise.resolve(limit.prepared.limiter.consume(request.ip));
       outcome.then((d) => finish(limit, request, reply, next, d), next);
     });
     done();

@@ -12,14 +12,14 @@ export const eagerDefault = fastifyPlugin(
   (fastify: FastifyInstance, options: FastifyRateLimitOptions, done: (error?: Error) => void) => {
     const limit = prepareGlobal(options);
     fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => {
-      const decision = limit.plan.decide(request, request.ip);
-      if (decision === undefined || decision instanceof Promise || !limit.plan.blocks(decision)) {
+      const decision = limit.prepared.decide(request, request.ip);
+      if (decision === undefined || decision instanceof Promise || !limit.prepared.blocks(decision)) {
         next();
         return;
       }
       limit.handler?.(request, reply, decision);
       if (!reply.sent && !reply.raw.headersSent) {
-        const body = limit.plan.body(decision);
+        const body = limit.prepared.body(decision);
         reply.code(body.status).header('content-type', body.contentType).send(body.bytes);
       }
     });

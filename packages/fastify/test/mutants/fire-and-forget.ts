@@ -13,7 +13,7 @@ export const fireAndForget = fastifyPlugin(
   (fastify: FastifyInstance, options: FastifyRateLimitOptions, done: (error?: Error) => void) => {
     const limit = prepareGlobal(options);
     fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => {
-      const outcome = limit.plan.decide(request, request.ip);
+      const outcome = limit.prepared.decide(request, request.ip);
       next();
       if (outcome instanceof Promise)
         outcome.then(

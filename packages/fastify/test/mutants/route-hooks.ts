@@ -13,7 +13,7 @@ export const routeHooks = fastifyPlugin(
   (fastify: FastifyInstance, options: FastifyRateLimitOptions, done: (error?: Error) => void) => {
     const limit = prepareGlobal(options);
     const hook = (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => {
-      const outcome = limit.plan.decide(request, request.ip);
+      const outcome = limit.prepared.decide(request, request.ip);
       if (outcome === undefined) next();
       else if (outcome instanceof Promise) outcome.then((d) => (d == null ? next() : finish(limit, request, reply, next, d)), next);
       else finish(limit, request, reply, next, outcome);
