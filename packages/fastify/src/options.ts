@@ -4,10 +4,12 @@
  * `config.rateLimit`.
  *
  * The module augmentation below types `config.rateLimit` on every route: an options object gives that
- * route its own plan, `false` exempts it (no count, no headers).
+ * route its own plan, `false` exempts it (no count, no headers). A name that is no option fails to
+ * compile there too, even in an object written inline in `app.get(url, { config })` (config-type.ts).
  */
 import type { Decision, RateLimitOptions } from '@ratekeeper/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteRateLimitConfig } from './config-type.js';
 
 /**
  * RateLimitHandler answers a request the limiter denied, instead of the route handler, after the
@@ -40,10 +42,9 @@ export type FastifyRateLimitOptions = RateLimitOptions<FastifyRequest> & {
  * inherited. A route naming no limiter option shares the registration's limiter; one giving `limiter`
  * uses it; one giving shorthand options gets its own limiter, starting from the registration's
  * shorthand (never its name). See route-limit.ts and the README for the whole rule. Typed like the
- * registration's: a size the route's `algorithm` does not take, shorthand beside a `limiter`, or
- * `global` does not compile. A misspelt name (`{ limt: 2 }`) compiles in `app.get(url, { config })`,
- * whose config type Fastify infers from the object itself; `satisfies RouteRateLimitOptions` on the
- * object refuses it too (run time always does).
+ * registration's: a size the route's `algorithm` does not take, shorthand beside a `limiter`,
+ * `global`, or a misspelt name (`{ limt: 2 }`, also written inline in `app.get(url, { config })`,
+ * see config-type.ts) does not compile.
  */
 export type RouteRateLimitOptions = RateLimitOptions<FastifyRequest> & {
   /** Answers a limited request (default: the status and RFC 9457 body of core's limitedResponse). */
@@ -58,7 +59,10 @@ declare module 'fastify' {
     rateLimit?: Decision;
   }
   interface FastifyContextConfig {
-    /** This route's rate limit: options merged over the plugin's, or false to exempt the route. */
-    rateLimit?: RouteRateLimitOptions | false;
+    /**
+     * This route's rate limit: options merged over the plugin's, or false to exempt the route.
+     * RouteRateLimitOptions | false, refusing a name that is no option (`this`: config-type.ts).
+     */
+    rateLimit?: RouteRateLimitConfig<this>;
   }
 }

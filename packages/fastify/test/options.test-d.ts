@@ -1,10 +1,9 @@
 /**
  * Type tests of the plugin's options and of a route's `config.rateLimit`: one type per algorithm
  * (core's LimiterChoice), so an option the chosen algorithm does not take, or one no algorithm takes
- * (`{ limt: 2 }`), fails to compile as it fails at run time. A misspelt name written straight into
- * `app.get(url, { config: { rateLimit } })` is the one miss: Fastify infers the config's type from the
- * object, so only `satisfies RouteRateLimitOptions` (or a typed variable) holds it to the route's type. Checked by tsc (`pnpm typecheck`) and by
- * vitest's typecheck (vitest.config.ts): an @ts-expect-error that compiles fails the run.
+ * (`{ limt: 2 }`), fails to compile as it fails at run time (a misspelt name written straight into
+ * `app.get(url, { config: { rateLimit } })` too: config-type.test-d.ts). Checked by tsc (`pnpm
+ * typecheck`) and by vitest's typecheck (vitest.config.ts): an @ts-expect-error that compiles fails the run.
  */
 import { TokenBucketLimiter } from '@ratekeeper/core';
 import Fastify from 'fastify';
