@@ -281,5 +281,5 @@ function checkAbandoned(owner: string, value: unknown): number {
   throw typeof value === 'number' ? new RangeError(message) : new TypeError(message);
 }
 
-/** @deprecated Renamed {@link PreparedRateLimit} (a plan is one of the `plans`); this name leaves in the next minor version. */
+/** @deprecated Renamed `PreparedRateLimit` (a plan is one of the `plans`); this name leaves in the next minor version. */
 export type RateLimitPlan<Req> = PreparedRateLimit<Req>;

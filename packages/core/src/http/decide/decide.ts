@@ -46,7 +46,7 @@ import { isThenable } from './thenable.js';
 /** Decided: what decide answers once its hooks settled: a Decision, undefined (skipped: pass on uncounted), or null (client gone: do nothing). */
 export type Decided = Decision | undefined | null;
 
-/** @deprecated Renamed {@link Decided} ("outcome" is how a response ended); this name leaves in the next minor version. */
+/** @deprecated Renamed `Decided` ("outcome" is how a response ended); this name leaves in the next minor version. */
 export type Outcome = Decided;
 
 export type Hook<Req, T> = ((req: Req) => T | PromiseLike<T>) | undefined;
@@ -76,7 +76,7 @@ export interface Hooks<Req> {
 
 /**
  * Decide is a plan's decision for one request and the client IP the framework resolved: a Decision on
- * the synchronous path, a promise of what it {@link Decided} once a hook answered with a promise, or undefined
+ * the synchronous path, a promise of what it `Decided` once a hook answered with a promise, or undefined
  * for a request that passes uncounted (skipped, or on the allow list).
  */
 export type Decide<Req> = (req: Req, ip: string | undefined) => Decision | Promise<Decided> | undefined;

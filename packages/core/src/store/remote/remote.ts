@@ -51,7 +51,7 @@ import { ServerClock } from './server-clock.js';
 /** Interpret maps what a call ended with (the reply, or a Failure) to what the caller gets; it must not throw. */
 export type Interpret<T> = (replyOrFailure: unknown) => T;
 
-/** @deprecated Renamed {@link Interpret}; this name leaves in the next minor version. */
+/** @deprecated Renamed `Interpret`; this name leaves in the next minor version. */
 export type Outcome<T> = Interpret<T>;
 
 /** Request is one call as its store puts it on the wire. */
