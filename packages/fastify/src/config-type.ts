@@ -27,21 +27,25 @@
  * Types only: nothing here exists at run time, where prepareRoute refuses an unknown option anyway.
  */
 import type { FastifyContextConfig } from 'fastify';
-import type { RouteRateLimitOptions } from './options.js';
 
-/** Every property name some member of RouteRateLimitOptions declares (refused `?: never` ones included). */
-type RouteOptionName = RouteRateLimitOptions extends infer Member ? (Member extends unknown ? keyof Member : never) : never;
+/** Every property name some member of Options declares (refused `?: never` ones included). */
+type OptionName<Options> = Options extends infer Member ? (Member extends unknown ? keyof Member : never) : never;
 
 /** Written is the ContextConfig Fastify inferred from the route's config object (unknown when none). */
 type Written<This> = This extends FastifyContextConfig & infer Config ? Config : unknown;
 
 /** The names written in `config.rateLimit` that are no option (symbols are not options at run time either). */
-type UnknownNames<Config> = Config extends { readonly rateLimit?: infer Given } ? (Given extends object ? Exclude<keyof Given, RouteOptionName | symbol> : never) : never;
+type UnknownNames<Config, Options> = Config extends { readonly rateLimit?: infer Given }
+  ? Given extends object
+    ? Exclude<keyof Given, OptionName<Options> | symbol>
+    : never
+  : never;
 
 /** Refuse makes each named property unsatisfiable, the name in the message. */
 type Refuse<Name extends PropertyKey> = { readonly [P in Name]: { readonly [M in `'${P & (string | number)}' is not an option of config.rateLimit`]: never } };
 
-/** RouteRateLimitConfig<this> is `config.rateLimit` in FastifyContextConfig (see the file comment). */
-export type RouteRateLimitConfig<This> = [UnknownNames<Written<This>>] extends [never]
-  ? RouteRateLimitOptions | false
-  : RouteRateLimitOptions & Refuse<UnknownNames<Written<This>>>;
+/**
+ * RouteRateLimitConfig<this, RouteRateLimitOptions> is `config.rateLimit` in FastifyContextConfig (see
+ * the file comment). The options type comes in as a parameter, so this file imports nothing of ours.
+ */
+export type RouteRateLimitConfig<This, Options> = [UnknownNames<Written<This>, Options>] extends [never] ? Options | false : Options & Refuse<UnknownNames<Written<This>, Options>>;

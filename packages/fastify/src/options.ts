@@ -63,6 +63,6 @@ declare module 'fastify' {
      * This route's rate limit: options merged over the plugin's, or false to exempt the route.
      * RouteRateLimitOptions | false, refusing a name that is no option (`this`: config-type.ts).
      */
-    rateLimit?: RouteRateLimitConfig<this>;
+    rateLimit?: RouteRateLimitConfig<this, RouteRateLimitOptions>;
   }
 }
