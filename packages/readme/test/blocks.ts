@@ -5,7 +5,8 @@
  *
  * A block is written as its own module: TypeScript when fenced ts, JavaScript otherwise; CommonJS when
  * it calls require(), ESM otherwise. A block right after a line `<!-- not compiled: <why> -->` is left
- * out (the reason is printed); nothing else is.
+ * out (the reason is printed); nothing else is. A line `<!-- not run: <why> -->` right before a block
+ * keeps it compiled but out of ./run.test.ts (a block not compiled is not run either).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -21,10 +22,13 @@ export interface Block {
   readonly extension: '.mts' | '.cts' | '.mjs' | '.cjs';
   /** Why it is left out, or undefined. */
   readonly skipped: string | undefined;
+  /** Why it is compiled but not run, or undefined (a block left out of compiling is not run either). */
+  readonly unrun: string | undefined;
 }
 
 const FENCE = /^```(js|javascript|mjs|cjs|ts|typescript)[^\S\n]*\n([\s\S]*?)^```/gm;
 const SKIP = /<!-- not compiled: (.+?) -->\s*$/;
+const UNRUN = /<!-- not run: (.+?) -->\s*$/;
 
 /** documents lists the documentation files, relative to the repository. */
 export function documents(): string[] {
@@ -56,7 +60,8 @@ export function blocks(file: string): Block[] {
     const extension = ts ? (cjs ? '.cts' : '.mts') : cjs ? '.cjs' : '.mjs';
     const before = text.slice(0, match.index).trimEnd().split('\n').pop() ?? '';
     const skip = SKIP.exec(before);
-    found.push({ at: `${relative(ROOT, join(ROOT, file))}:${line}`, code, extension, skipped: skip?.[1] });
+    const unrun = skip?.[1] ?? UNRUN.exec(before)?.[1];
+    found.push({ at: `${relative(ROOT, join(ROOT, file))}:${line}`, code, extension, skipped: skip?.[1], unrun });
   }
   return found;
 }
