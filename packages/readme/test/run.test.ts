@@ -61,7 +61,7 @@ const CANARIES: Record<string, string> = {
     "import { TokenBucketLimiter } from '@ratekeeper/core';",
     "import { SqliteStore } from '@ratekeeper/sqlite';",
     "const store = new SqliteStore({ path: '/nonexistent/limits.sqlite' });",
-    "store.on('failure', (info) => console.warn(`rate-limit store failure: ${info.reason}`));",
+    "store.on('failure', (info) => console.warn('rate-limit store failure:', info.reason));",
     "new TokenBucketLimiter({ capacity: 10, refillPerSecond: 10, store }).consume('user:42');",
     '',
   ].join('\n'),
