@@ -1,10 +1,5 @@
 export { type Clock, ManualClock, systemClock } from './clock.js';
-export {
-  type Decision,
-  /** @deprecated Import it from '@ratekeeper/core/store'; it leaves this entry in the next minor version. */
-  bannedDecision,
-  neverSatisfiable,
-} from './decision.js';
+export { type Decision, neverSatisfiable } from './decision.js';
 export type {
   AlgorithmName,
   ConcurrencyPolicy,
@@ -26,28 +21,38 @@ export {
   /** @deprecated Import it from '@ratekeeper/core/store'; it leaves this entry in the next minor version. */
   toDecision,
 } from './algorithm.js';
-export { tokenBucket } from './algorithms/token-bucket.js';
-export { slidingWindow } from './algorithms/sliding-window.js';
-export { fixedWindow } from './algorithms/fixed-window.js';
-export { MAX_LOG, slidingLog } from './algorithms/sliding-log.js';
-export { concurrency } from './algorithms/concurrency.js';
+export {
+  /** @deprecated Import it from '@ratekeeper/core/store'; it leaves this entry in the next minor version. */
+  tokenBucket,
+} from './algorithms/token-bucket.js';
+export {
+  /** @deprecated Import it from '@ratekeeper/core/store'; it leaves this entry in the next minor version. */
+  slidingWindow,
+} from './algorithms/sliding-window.js';
+export {
+  /** @deprecated Import it from '@ratekeeper/core/store'; it leaves this entry in the next minor version. */
+  fixedWindow,
+} from './algorithms/fixed-window.js';
+export { MAX_LOG } from './algorithms/sliding-log.js';
 export type { Booking, Mode, Result, Store, StoreBinding } from './store.js';
-export { MemoryBinding } from './memory/memory-binding.js';
+export {
+  /** @deprecated Import it from '@ratekeeper/core/store'; it leaves this entry in the next minor version. */
+  MemoryBinding,
+} from './memory/memory-binding.js';
 export { DEFAULT_MAX_KEYS, MemoryStore, type MemoryStoreOptions } from './memory/memory-store.js';
-export { type Bookable, Limiter, type LimiterOptions, type RateLimiter } from './limiter.js';
-export { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './bucket-and-window-limiters.js';
-export { ConcurrencyLimiter, type ConcurrencyOptions } from './concurrency-limiter.js';
-export { GcraLimiter, type GcraOptions } from './gcra.js';
-export { type Reservation, type ReserveOptions, WaitError, type WaitOptions, reserve, wait } from './reserve.js';
-export { CANCELLABLE_BOOKINGS } from './memory/memory-ledger.js';
-export { CompositeLimiter, mostRestrictive } from './composite.js';
+export { type Bookable, Limiter, type LimiterOptions, type RateLimiter } from './limiter/limiter.js';
+export { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter, type TokenBucketOptions, type WindowOptions } from './limiter/bucket-and-window.js';
+export { ConcurrencyLimiter, type ConcurrencyOptions } from './limiter/concurrency-limiter.js';
+export { GcraLimiter, type GcraOptions } from './limiter/gcra.js';
+export { type Reservation, type ReserveOptions, WaitError, type WaitOptions, reserve, wait } from './limiter/reserve.js';
+export { CompositeLimiter, mostRestrictive } from './limiter/composite.js';
 export {
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   describeValue,
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   refuseUnknown,
 } from './validate.js';
-export { BanLimiter, type BanOptions, type Bans } from './ban.js';
+export { BanLimiter, type BanOptions, type Bans } from './limiter/ban.js';
 export {
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   DECISION_OUTCOMES,
@@ -86,12 +91,9 @@ export {
   type TokenBucketShorthand,
   type WindowSizes,
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
-  SHORTHAND,
-  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   chooseLimiter,
 } from './http/options/shorthand.js';
 export {
-  type Adapter as RateLimitAdapter,
   type LimiterSource,
   type RateLimitBaseOptions,
   type RateLimitOptions,
@@ -101,43 +103,16 @@ export {
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   prepareRateLimit,
 } from './http/prepare.js';
-export type {
-  Decide,
-  /** @deprecated Renamed Decided ("outcome" is how a response ended), exported by @ratekeeper/core/adapter; this name leaves in the next minor version. */
-  Outcome,
-} from './http/decide/decide.js';
 export { MissingIpError, RateLimiterError } from './http/decide/errors.js';
+export { PROXY_WARNING_CODES, type ProxyFinding, type ProxySetting } from './http/client/proxy-check.js';
 export {
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
-  decisionProblem,
-} from './http/decide/decision-check.js';
-export {
-  PROXY_WARNING_CODES,
-  type ProxyFinding,
-  type ProxySetting,
-  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
-  ProxyWarning,
-  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
-  hasForwardingHeader,
-  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
-  isInternalAddress,
-  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
-  proxyFinding,
-} from './http/client/proxy-check.js';
-export {
   type LimitedBody,
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
   LimitedBodies,
   /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
-  MAX_ENTRIES as MAX_LIMITED_BODIES,
+  MAX_LIMITED_BODIES,
 } from './http/respond/limited-bodies.js';
-export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './http/settle/settle.js';
-export {
-  DEFAULT_ABANDONED_MS,
-  type NodeResponse,
-  type Watch,
-  type Work,
-  /** @deprecated Import it from '@ratekeeper/core/adapter'; it leaves this entry in the next minor version. */
-  abandon,
-} from './http/settle/work.js';
-export { type ClientSocket, DEFAULT_MAX_DELAY_MS, type DelayOptions } from './http/decide/delay.js';
+export { DEFAULT_MAX_DELAY_MS, type DelayOptions } from './http/decide/delay.js';
+// What countOutcome and settle are told of a response's end.
+export type { Finished } from './http/settle/settle.js';

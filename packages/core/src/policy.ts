@@ -1,7 +1,10 @@
 /**
  * Policies: the immutable description of one limit. Every policy carries what the headers need (a
  * name, the quota `limit` and the `windowMs` it is granted over) beside its algorithm's own
- * parameters, which a remote store passes verbatim to its script.
+ * parameters, which a remote store passes verbatim to its script. Two policies are one limit when
+ * `samePolicy` says so (every field equal, the name included): what a store binds to one state, and
+ * what limiter/store-names.ts tells apart from a clash. It lives here, below both, so the stores and
+ * the limiters import it downward.
  */
 
 export interface TokenBucketPolicy {
@@ -74,4 +77,12 @@ export function windowPolicy<A extends WindowAlgorithm>(algorithm: A, limit: num
 /** concurrencyPolicy builds a concurrency policy from already validated options. */
 export function concurrencyPolicy(limit: number, retryAfterMs: number, name?: string): ConcurrencyPolicy {
   return Object.freeze({ algorithm: 'concurrency', name: name ?? `cc-${limit}`, limit, windowMs: 0, retryAfterMs });
+}
+
+/** samePolicy: the same algorithm with the same parameters (policies are flat frozen records). */
+export function samePolicy(a: Policy, b: Policy): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) if (!Object.is((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k])) return false;
+  return true;
 }

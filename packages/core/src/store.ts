@@ -7,6 +7,19 @@
  * answer) or asynchronous (`mode: 'async'`, a remote store such as Redis: every call returns a promise
  * that resolves, never rejects, for a decision). The types carry the mode, so
  * `new TokenBucketLimiter({...}).consume(k)` is a Decision and, on a remote store, a Promise<Decision>.
+ *
+ * What a store can do beyond one policy's step is declared here too, each as optional members, so that
+ * no limiter asks which class of store it was given:
+ * - composites: `consumeAll` (with `allowAll`, `joins`, `prepareAll`): CompositeLimiter;
+ * - refunds: the bindings' `refund` (StoreBinding): a limiter's `refund`, `countOutcome` and `settle`;
+ * - bookings: `reserveAll`: reserve() and wait() (limiter/reserve.ts);
+ * - bans: `banned`: BanLimiter (limiter/ban.ts);
+ * - concurrency leases: the bindings' `refund` of a concurrency policy, which releases a lease:
+ *   ConcurrencyLimiter (limiter/concurrency-limiter.ts).
+ * A limiter that needs a capability its store lacks refuses it at construction with a TypeError naming
+ * the limiter and the option (a reserve at its call, a refund at the call and in prepareRateLimit).
+ * The shared store contract suite (packages/store-contract) checks each one a store claims, and that
+ * each one it does not claim is refused.
  */
 import type { Algorithm } from './algorithm.js';
 import type { Decision } from './decision.js';
@@ -64,6 +77,13 @@ export interface Store<M extends Mode = Mode> {
    * reserve.ts's. Stores without it cannot back reserve() and wait().
    */
   reserveAll?(bindings: readonly StoreBinding<M>[], key: string, now: number, cost: number, maxWaitMs: number): Result<M, Booking<M>>;
+  /**
+   * banned answers a binding that decides with a ban of `banMs` in front of `binding` (one of this
+   * store's, without a ban), atomically with the algorithm's step: while a key is banned every request
+   * is denied with the ban's time left and changes nothing; outside a ban the first curable denial
+   * starts one. The contract is limiter/ban.ts's. Stores without it cannot back a BanLimiter.
+   */
+  banned?(binding: StoreBinding<M>, banMs: number): StoreBinding<M>;
 }
 
 /**

@@ -1,11 +1,11 @@
 /**
- * Telemetry: how decisions reach an observer (metrics, traces, logs). The adapters' plan is the one
+ * Telemetry: how decisions reach an observer (metrics, traces, logs). The adapters' decide is the one
  * place every request passes through, so it is the one place that reports: once per decision it takes,
  * after the limiter answered and before the response is chosen, it calls `telemetry.decided` with the
  * Decision, what that decision meant for the request (its DecisionOutcome) and, for a limiter that
  * answered with a promise (a remote store), how long the store took in milliseconds.
  *
- * With no telemetry configured the plan measures nothing and calls nothing: the option costs one
+ * With no telemetry configured decide measures nothing and calls nothing: the option costs one
  * `undefined` check per request. An observer must not throw; if one does, its error is dropped, because
  * reporting must never change or lose a response.
  *

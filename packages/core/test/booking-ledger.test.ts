@@ -21,7 +21,6 @@ import {
   type SlidingLogPolicy,
   type TokenBucketPolicy,
   fixedWindow,
-  slidingLog,
   slidingWindow,
   step,
   stepOutput,
@@ -29,6 +28,7 @@ import {
 } from '../src/index.js';
 import { clockStep, costFor, fixedWindowCases, slidingLogCases, slidingWindowCases, startInstant, tokenBucketCases } from './support/arbitraries.js';
 import type { Case } from './support/subjects.js';
+import { slidingLog } from '../src/store/index.js';
 
 interface Went {
   readonly at: number;

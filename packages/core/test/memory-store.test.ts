@@ -19,7 +19,6 @@ import {
   SlidingLogLimiter,
   SlidingWindowLimiter,
   type Store,
-  slidingLog,
   slidingWindow,
   TokenBucketLimiter,
   tokenBucket,
@@ -28,6 +27,7 @@ import { emptyInstantOnly } from './mutants/empty-instant-eviction.js';
 import { LruStore } from './mutants/lru-store.js';
 import { TimerStore } from './mutants/timer-store.js';
 import { runTable } from './support/table.js';
+import { slidingLog } from '../src/store/index.js';
 
 const T0 = 1_700_000_000_000;
 const ipv4 = (i: number) => `${(i >>> 24) & 255}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;

@@ -4,9 +4,23 @@
  * list is refused as unknown; each algorithm built with no sizes has exactly the registry's defaults,
  * and takes exactly the registry's sizes (any other size is refused naming the algorithm).
  */
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { type Limiter, type Policy, chooseLimiter, prepareRateLimit } from '../src/index.js';
-import { ALGORITHMS, LIMITER_OPTIONS, OPTIONS, SIZES, SIZE_OPTIONS, sizesOf } from '../src/http/options/options.js';
+import { ALGORITHMS, ANSWER_OPTIONS, LIMITER_OPTIONS, OPTIONS, REQUEST_OPTIONS, SIZES, SIZE_OPTIONS, sizesOf } from '../src/http/options/options.js';
+import { CHECKS, DEFAULTS, checkOptions } from '../src/http/options/checks.js';
+
+/** hoverText reads the JSDoc users see on each member of RateLimitBaseOptions (src/http/prepare.ts). */
+function hoverText(): Map<string, string> {
+  const file = fileURLToPath(new URL('../src/http/prepare.ts', import.meta.url));
+  const program = ts.createProgram([file], { strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(file) as ts.SourceFile;
+  const options = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'RateLimitBaseOptions');
+  const type = checker.getTypeAtLocation(options as ts.InterfaceDeclaration);
+  return new Map(checker.getPropertiesOfType(type).map((p) => [p.name, ts.displayPartsToString(p.getDocumentationComment(checker))]));
+}
 
 describe('the option registry', () => {
   it('every option it lists is known to the plan; any other name is refused as unknown', () => {
@@ -51,4 +65,30 @@ describe('the option registry', () => {
       }
     });
   }
+
+  it('has a check for every request and answer option, and each absent option resolves to its default', () => {
+    expect(Object.keys(CHECKS).sort()).toEqual([...REQUEST_OPTIONS, ...ANSWER_OPTIONS].sort());
+    const resolved = checkOptions('rateLimit', {}) as unknown as Record<string, unknown>;
+    for (const name of Object.keys(CHECKS))
+      expect([name, resolved[name]]).toEqual([name, name in DEFAULTS && name !== 'mode' && name !== 'maxDelayMs' ? DEFAULTS[name as keyof typeof DEFAULTS] : undefined]);
+  });
+
+  it('refuses null like any wrong value, naming the option (only an absent option takes the default)', () => {
+    for (const name of Object.keys(CHECKS)) {
+      if (name === 'mode' || name === 'maxDelayMs') continue; // checked with the limiters (delay.ts)
+      expect(() => checkOptions('rateLimit', { [name]: null }), name).toThrow(new RegExp(`^rateLimit: ${name} `));
+    }
+  });
+
+  it('documents every request and answer option on hover, each default named in its JSDoc', () => {
+    const hover = hoverText();
+    for (const name of [...REQUEST_OPTIONS, ...ANSWER_OPTIONS]) {
+      const text = hover.get(name) ?? '';
+      expect([name, text.length > 20]).toEqual([name, true]);
+      if (name in DEFAULTS) {
+        const value = DEFAULTS[name as keyof typeof DEFAULTS];
+        expect([name, /default/i.test(text) && text.includes(typeof value === 'string' ? `'${value}'` : String(value))]).toEqual([name, true]);
+      }
+    }
+  });
 });

@@ -17,12 +17,12 @@ import {
   SlidingWindowLimiter,
   TokenBucketLimiter,
   fixedWindow,
-  slidingLog,
   slidingWindow,
   tokenBucket,
 } from '../src/index.js';
 import type { Algorithm, Policy, StoreBinding } from '../src/index.js';
 import { overfillingRefund } from './mutants/overfilling-refund.js';
+import { slidingLog } from '../src/store/index.js';
 
 const T0 = 1_700_000_000_000;
 const LIMIT = 5;

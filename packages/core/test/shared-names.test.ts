@@ -1,5 +1,5 @@
 /**
- * One name on one shared store is one budget (src/store-names.ts). Through the adapters' shorthand,
+ * One name on one shared store is one budget (src/limiter/store-names.ts). Through the adapters' shorthand,
  * which derives names for its user, a second limiter with the same settings and no name on one store
  * is refused at construction, naming the `name` option, and so is one name with two settings. Limiters
  * built directly keep the store's rule, now the same on the MemoryStore as on Redis: one name, one
@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { FixedWindowLimiter, ManualClock, MemoryStore, type RateLimiter, prepareRateLimit } from '../src/index.js';
 import { type LimiterChoice, chooseLimiter } from '../src/http/options/shorthand.js';
-import { claimedNames } from '../src/store-names.js';
+import { claimedNames } from '../src/limiter/store-names.js';
 
 declare const gc: (() => void) | undefined;
 

@@ -6,13 +6,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_LOG, ManualClock, SlidingLogLimiter, slidingLog } from '../src/index.js';
+import { MAX_LOG, ManualClock, SlidingLogLimiter } from '../src/index.js';
 import { earlyLeaveSlidingLog, oneEntrySlidingLog, undroppedSlidingLog } from './mutants/log-defects.js';
 import { caseWithHistory, slidingLogCases } from './support/arbitraries.js';
 import { expectFigures } from './support/figures.js';
 import { type Case, type Subject, bindAlgorithm, realSubject } from './support/subjects.js';
 import { runTable } from './support/table.js';
 import { neverMoreThanLimitPerWindow } from './support/window-bound.js';
+import { slidingLog } from '../src/store/index.js';
 
 const T0 = 1_700_000_000_000; // a whole second
 

@@ -6,9 +6,10 @@
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { type Algorithm, type Decision, ManualClock, type Policy, concurrency, fixedWindow, slidingLog, slidingWindow, step, tokenBucket } from '../src/index.js';
+import { type Algorithm, type Decision, ManualClock, type Policy, fixedWindow, slidingWindow, step, tokenBucket } from '../src/index.js';
 import { anyCase, caseWithHistory } from './support/arbitraries.js';
 import { realSubject } from './support/subjects.js';
+import { concurrency, slidingLog } from '../src/store/index.js';
 
 const algorithms: Record<Exclude<Policy['algorithm'], 'sliding-log'>, Algorithm<Policy>> = {
   'token-bucket': tokenBucket as Algorithm<Policy>,

@@ -22,7 +22,7 @@ import {
   prepareRateLimit,
 } from '../src/index.js';
 import { SHORTHAND } from '../src/http/options/shorthand.js';
-import { TOKEN_BUCKET_OPTIONS, WINDOW_OPTIONS } from '../src/bucket-and-window-limiters.js';
+import { TOKEN_BUCKET_OPTIONS, WINDOW_OPTIONS } from '../src/limiter/bucket-and-window.js';
 import { expectThrow } from './support/expect-error.js';
 
 type Build = (options: Record<string, unknown>) => Limiter<Policy, 'sync'>;
@@ -121,7 +121,7 @@ describe('a misspelt option', () => {
   });
 
   it("the adapters' plan refuses through the same helper, with the same shape, and takes its adapter-only names", () => {
-    expectThrow(() => prepareRateLimit('rateLimit', { stor: new MemoryStore() } as never), TypeError, 'rateLimit: unknown option "stor"');
+    expectThrow(() => prepareRateLimit('rateLimit', { stor: new MemoryStore() } as never), TypeError, 'rateLimit: unknown option "stor": did you mean "store"?');
     expectThrow(() => prepareRateLimit('rateLimit', { handler: () => undefined } as never), TypeError, 'rateLimit: unknown option "handler"');
     expect(() => prepareRateLimit('rateLimit', { handler: () => undefined } as never, ['handler'])).not.toThrow();
   });

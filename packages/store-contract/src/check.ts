@@ -18,6 +18,10 @@ export interface Check {
   /** The contract clause, e.g. `token-bucket: peek records nothing`. */
   readonly title: string;
   run(context: CheckContext): Promise<void>;
+  /** How long the clause may take, in milliseconds (default: the suite's timeoutMs). */
+  readonly timeoutMs?: number;
+  /** Set when the store said it cannot run the clause: why (the suite reports it skipped; run passes). */
+  readonly skipped?: string;
 }
 
 const RUN = `sc${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
@@ -41,6 +45,11 @@ export function check(title: string, body: (context: CheckContext) => Promise<vo
       }
     },
   };
+}
+
+/** skipped is a clause the store cannot run, with its reason. */
+export function skipped(title: string, reason: string): Check {
+  return { title, skipped: reason, run: async () => {} };
 }
 
 /** answered awaits a limiter's answer whatever the store's mode; a synchronous throw becomes a rejection. */

@@ -1,29 +1,43 @@
 /**
  * @ratekeeper/store-contract: the behaviour every Store must show, as one vitest suite a store's tests
- * call with a factory and the capabilities it claims. Private and test-only: imported as TypeScript
- * source, never built.
+ * call with a factory, the capabilities it claims, its differential and its burst; plus the
+ * cross-process checks of bookings and leases, and the one source of random histories. Private and
+ * test-only: imported as TypeScript source, never built.
  */
 export { type Check, type CheckContext, contextFor } from './check.js';
-export { CAPABILITIES, type Capability, type StoreContractOptions } from './options.js';
+export { CAPABILITIES, type Capability, type Skip, type StoreContractOptions } from './options.js';
 export {
   ALGORITHMS,
+  type AnySpec,
   type BookingStep,
+  type GcraSpec,
+  type HistoriesOptions,
   Instants,
+  type LeaseSpec,
+  MAX_LEASE_SPAN_MS,
+  RATE_ALGORITHMS,
+  RATE_OPS,
+  type RateAlgorithm,
   type Spec,
   type Step,
   banHistories,
   bookingSteps,
   composites,
+  historiesWith,
+  leaseHistories,
   limitOf,
   makeLimiter,
   specs,
   startInstant,
   steps,
-} from './histories.js';
-export { HOSTILE } from './rate-checks.js';
-export { type BookingCheckOptions, bookingQueueChecks } from './booking-checks.js';
-export { type LeaseCheckOptions, type LeaseMutant, leaseChecks } from './lease-checks.js';
+} from './differential/histories.js';
+export { type Run, replayBans, replayBookings, replayLeases, replayRates } from './differential/replay.js';
+export { DIFFERENTIAL_KEYS, type DifferentialMutant, type DifferentialOptions, type HistoryKind, MUTANT_RUNS } from './differential/differential-checks.js';
+export { HOSTILE } from './clauses/rate-checks.js';
+export { type BookingCheckOptions, bookingQueueChecks } from './processes/booking-checks.js';
+export { BURST_MEMBERS, type Burst, type BurstMember, type BurstOptions, type BurstReport, LIMIT as BURST_LIMIT } from './processes/burst-checks.js';
+export { type LeaseCheckOptions, type LeaseMutant, leaseChecks } from './processes/lease-checks.js';
 export { type Made, storeChecks, storeContractSuite } from './suite.js';
-export { failuresOf } from './worker-reports.js';
-export { WorkerPool, totalAdmitted } from './worker-pool.js';
+export { failuresOf } from './processes/worker-reports.js';
+export { WorkerPool, totalAdmitted } from './processes/worker-pool.js';
 export { type Edit, mutantBuilder } from './mutant-builds.js';

@@ -1,34 +1,50 @@
 /**
- * storeContractSuite registers, under one vitest describe, every clause a store must keep (see the
- * check files), one `it` per clause: the store is made once before them and closed after. A store's
- * test file is three lines:
+ * storeContractSuite registers, under one vitest describe, every clause a store must keep, one `it`
+ * per clause: the store is made once before them and closed after. What a store passes is the gate a
+ * new store must pass:
  *
- *   import { storeContractSuite } from '@ratekeeper/store-contract';
- *   import { MemoryStore } from '@ratekeeper/core';
- *   storeContractSuite('MemoryStore', async () => ({ store: new MemoryStore() }));
+ * - per algorithm, the single-policy clauses (clauses/rate-checks.ts), and per capability it claims,
+ *   that capability's clauses, or, unclaimed, its refusal by name (clauses/*-checks.ts);
+ * - the differential against the reference model, core's pure steps on a MemoryStore, over random
+ *   histories of every algorithm and claimed capability (differential/differential-checks.ts);
+ * - the burst: several processes at once on one key admit exactly the limit (processes/burst-checks.ts).
+ *
+ * A store that shares state between processes also runs processes/booking-checks.ts and
+ * processes/lease-checks.ts for the capabilities it claims. A store's test file, at its smallest:
+ *
+ *   storeContractSuite('MemoryStore', async () => ({ store: new MemoryStore() }), {
+ *     differential: { skip: 'the memory store is the reference model' },
+ *     burst: { skip: 'a store of one process' },
+ *   });
  *
  * `storeChecks` answers the same clauses as plain functions, for a test that runs them by hand (the
  * package's own test shows that broken stores fail them).
  */
 import type { Store } from '@ratekeeper/core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { banChecks, banRefusals } from './ban-checks.js';
-import { type Check, contextFor } from './check.js';
-import { compositeChecks, compositeRefusals } from './composite-checks.js';
-import { concurrencyChecks, concurrencyRefusals } from './concurrency-checks.js';
+import { type Check, contextFor, skipped } from './check.js';
+import { banChecks, banRefusals } from './clauses/ban-checks.js';
+import { compositeChecks, compositeRefusals } from './clauses/composite-checks.js';
+import { concurrencyChecks, concurrencyRefusals } from './clauses/concurrency-checks.js';
+import { rateChecks } from './clauses/rate-checks.js';
+import { refundChecks, refundRefusals } from './clauses/refund-checks.js';
+import { reserveChecks, reserveRefusals } from './clauses/reserve-checks.js';
+import { differentialChecks } from './differential/differential-checks.js';
 import { type StoreContractOptions, resolveOptions } from './options.js';
-import { rateChecks } from './rate-checks.js';
-import { refundChecks, refundRefusals } from './refund-checks.js';
-import { reserveChecks, reserveRefusals } from './reserve-checks.js';
+import { burstChecks } from './processes/burst-checks.js';
 
 export interface Made {
   readonly store: Store;
   readonly close?: () => Promise<void>;
 }
 
-/** storeChecks lists the clauses for a store with these options: the rate ones, then per capability its checks or its refusal. */
-export function storeChecks(options: StoreContractOptions = {}): readonly Check[] {
+/**
+ * storeChecks lists the clauses for a store with these options: the rate ones, per capability its
+ * checks or its refusal, then the differential and the burst (or the reason each is skipped).
+ */
+export function storeChecks<D extends string, B extends string>(options: StoreContractOptions<D, B>): readonly Check[] {
   const { claims } = resolveOptions(options);
+  const { differential, burst } = options;
   return [
     ...rateChecks(),
     ...(claims.refund ? refundChecks() : refundRefusals()),
@@ -36,10 +52,12 @@ export function storeChecks(options: StoreContractOptions = {}): readonly Check[
     ...(claims.reserve ? reserveChecks(claims.composite) : reserveRefusals()),
     ...(claims.bans ? banChecks() : banRefusals()),
     ...(claims.concurrency ? concurrencyChecks(claims.composite) : concurrencyRefusals()),
+    ...('skip' in differential ? [skipped('differential against the reference model', differential.skip)] : differentialChecks(differential, claims)),
+    ...('skip' in burst ? [skipped('burst: exactly the limit from several processes on one key', burst.skip)] : burstChecks(burst, claims)),
   ];
 }
 
-export function storeContractSuite(name: string, make: () => Promise<Made>, options: StoreContractOptions = {}): void {
+export function storeContractSuite<D extends string, B extends string>(name: string, make: () => Promise<Made>, options: StoreContractOptions<D, B>): void {
   const resolved = resolveOptions(options);
   const checks = storeChecks(options);
   describe(`store contract: ${name}`, () => {
@@ -51,13 +69,17 @@ export function storeContractSuite(name: string, make: () => Promise<Made>, opti
       await made?.close?.();
     }, resolved.timeoutMs);
     for (const c of checks) {
+      if (c.skipped !== undefined) {
+        it.skip(`${c.title} (skipped: ${c.skipped})`, () => {});
+        continue;
+      }
       it(
         c.title,
         async () => {
           if (made === undefined) throw new Error(`store contract: ${name} was not made`);
           await c.run(contextFor(made.store, resolved.clock));
         },
-        resolved.timeoutMs,
+        c.timeoutMs ?? resolved.timeoutMs,
       );
     }
   });

@@ -3,8 +3,8 @@
  * alike: two routes each mounting `{ algorithm: 'fixed-window', limit: 3, store }` would derive one
  * name (`fw-3-60000`) and so share one budget on a shared store; the second is refused when it is
  * built, with an error naming the `name` option. Named apart, each route has its own three requests;
- * given the same name, the two share three on purpose — on both stores (a MemoryStore used to keep
- * them apart whatever the names, a RedisStore to share them whatever the intent).
+ * given the same name, the two share three on purpose. Both stores answer alike: on either, one
+ * name is one budget and two names are two.
  */
 import { type FixedWindowShorthand, ManualClock, type Store, TokenBucketLimiter } from '@ratekeeper/core';
 import { afterAll, describe, expect, it } from 'vitest';

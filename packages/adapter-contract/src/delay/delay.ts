@@ -9,9 +9,10 @@
  */
 import { type IncomingMessage, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ManualClock, type MemoryBinding, TokenBucketLimiter } from '@ratekeeper/core';
+import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Driver, Served } from '../driver.js';
+import { type MemoryBinding } from '@ratekeeper/core/store';
 
 const T0 = 1_700_000_000_000;
 

@@ -1,6 +1,6 @@
 /**
  * Mutants: stores whose booking cancels succeed only for the latest live booking of a key (the rule
- * before issue 16): in a burst, a request whose client leaves while others are booked behind it keeps
+ * of an earlier release): in a burst, a request whose client leaves while others are booked behind it keeps
  * its units. The delay suite's aborted-burst check (../aborted-burst.ts) must catch both, on memory
  * and on Redis.
  */

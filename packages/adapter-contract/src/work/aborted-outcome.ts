@@ -10,11 +10,12 @@
  * the status the response had when the client left (Node's 200, which the recipe gives back; Koa's
  * 404): the same check catches it.
  */
-import { BanLimiter, type Finished, SlidingWindowLimiter, type Store } from '@ratekeeper/core';
+import { BanLimiter, SlidingWindowLimiter, type Store } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
 import type { Driver } from '../driver.js';
 import { type WorkApp, eventually, serveWork, tracked } from './serve-work.js';
 import { type StoreCase, storeCases } from '../stores.js';
+import { type Finished } from '@ratekeeper/core/adapter';
 
 const ATTEMPTS = 20;
 let serial = 0;

@@ -65,7 +65,8 @@ export async function eventually(what: string, check: () => boolean | Promise<bo
   }
 }
 
-export interface Sent {
+/** WorkSent is one request sent to a WorkApp: its client, and the status it received. */
+export interface WorkSent {
   readonly client: ReturnType<typeof httpRequest>;
   /** The status the client received, or undefined when it left (or was cut) before the answer. */
   readonly status: Promise<number | undefined>;
@@ -73,18 +74,18 @@ export interface Sent {
 
 export interface WorkApp extends Served {
   /** send starts GET /?id=`id`&`query`; it resolves once the server has the request. */
-  send(id: string, query?: string): Promise<Sent>;
+  send(id: string, query?: string): Promise<WorkSent>;
   /** closed resolves when the server saw the response of request `id` close (completed or abandoned). */
   closed(id: string): Promise<void>;
   /** client is the client of request `id` (for a work function that makes it leave). */
-  client(id: string): Sent['client'] | undefined;
+  client(id: string): WorkSent['client'] | undefined;
 }
 
 /** serveWork serves `options` through the driver (or `factory`), its route doing `work` with the request's id. */
 export async function serveWork<F>(driver: Driver<F>, options: ContractOptions, work: (id: string, req: RequestView) => Promise<void>, factory?: F): Promise<WorkApp> {
   const arrivals = new Map<string, () => void>();
   const closes = new Map<string, Promise<void>>();
-  const clients = new Map<string, Sent['client']>();
+  const clients = new Map<string, WorkSent['client']>();
   const before = (req: IncomingMessage, res: ServerResponse) => {
     const id = new URL(req.url ?? '/', 'http://localhost').searchParams.get('id') ?? '';
     closes.set(

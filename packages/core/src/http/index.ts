@@ -1,5 +1,6 @@
 export { DEFAULT_IPV6_SUBNET, checkIpv6Subnet, ipKey } from './client/ip.js';
 export { IpList } from './client/ip-list.js';
+// policyField: 0.1.0 exported it from the root, whose deprecation sends its users here.
 export { type HeaderSetter, type HeaderStyle, limitField, policyField, retryAfterSeconds, seconds, writeHeaders } from './respond/headers.js';
 export { type LimitedResponse, PROBLEM_CONTENT_TYPE, limitedResponse } from './respond/problem.js';
 export {
@@ -18,7 +19,7 @@ export {
 } from './options/shorthand.js';
 export { LIMITER_OPTIONS, SHORTHAND } from './options/options.js';
 export {
-  type Adapter as RateLimitAdapter,
+  type RateLimitAdapter,
   type LimiterSource,
   type RateLimitBaseOptions,
   type RateLimitOptions,
@@ -27,12 +28,13 @@ export {
   type RateLimitPlans,
   prepareRateLimit,
 } from './prepare.js';
-export type { Decide, Decided, Outcome } from './decide/decide.js';
+export type { Decide, Decided } from './decide/decide.js';
 export { MissingIpError, RateLimiterError } from './decide/errors.js';
-export { decisionProblem } from './decide/decision-check.js';
-export { PROXY_WARNING_CODES, type ProxyFinding, type ProxySetting, ProxyWarning, hasForwardingHeader, isInternalAddress, proxyFinding } from './client/proxy-check.js';
-export { type LimitedBody, LimitedBodies, MAX_ENTRIES as MAX_LIMITED_BODIES } from './respond/limited-bodies.js';
+export { PROXY_WARNING_CODES, type ProxyFinding, type ProxySetting, ProxyWarning } from './client/proxy-check.js';
+// MAX_LIMITED_BODIES: 0.1.0 exported it from the root, whose deprecation sends its users here.
+export { type LimitedBody, LimitedBodies, MAX_LIMITED_BODIES } from './respond/limited-bodies.js';
 export { CLIENT_CLOSED, type Claim, type Finished, type Settle } from './settle/settle.js';
-export { DEFAULT_ABANDONED_MS, type NodeResponse, type Watch, type Work, abandon } from './settle/work.js';
+export { type NodeResponse, type Watch, type Work, abandon } from './settle/work.js';
 export { type ClientSocket, DEFAULT_MAX_DELAY_MS, type DelayOptions } from './decide/delay.js';
-export { type NodeHeaders, bySocket, sendLimited, setNodeHeader } from './respond/node.js';
+export { type NodeHeaders, bySocket, replaceNodeHeader, sendLimited, setNodeHeader } from './respond/node.js';
+export { type NodeAnswer, answerNode } from './respond/node-answer.js';

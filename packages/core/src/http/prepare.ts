@@ -29,23 +29,22 @@
  * `watchProxy` gives the adapter the once-per-process trust-proxy check (proxy-check.ts).
  */
 import type { Decision } from '../decision.js';
-import type { RateLimiter } from '../limiter.js';
-import { type Telemetry, checkTelemetry } from '../telemetry.js';
-import { describeValue, refuseUnknown } from '../validate.js';
-import { peerOption } from './options/peer-options.js';
-import { type Decide, decider, optionalFunction } from './decide/decide.js';
+import type { RateLimiter } from '../limiter/limiter.js';
+import type { Telemetry } from '../telemetry.js';
+import { describeValue } from '../validate.js';
+import { refuseUnknownOptions } from './options/unknown-options.js';
+import { checkOptions } from './options/checks.js';
+import { type Decide, type Hooks, decider } from './decide/decide.js';
 import { type ClientSocket, type DelayOptions, checkDelay } from './decide/delay.js';
 import { policiesProblem } from './decide/decision-check.js';
-import { type HeaderSetter, type HeaderStyle, checkHeaderStyle, writeHeaders } from './respond/headers.js';
-import { DEFAULT_IPV6_SUBNET, checkIpv6Subnet } from './client/ip.js';
-import { IpList } from './client/ip-list.js';
+import { type HeaderSetter, type HeaderStyle, writeHeaders } from './respond/headers.js';
 import type { LimitedBody } from './respond/limited-bodies.js';
-import { type Charge, type Claim, type Finished, claimer } from './settle/settle.js';
+import { type AfterHooks, type Charge, type Claim, type Finished, claimer } from './settle/settle.js';
 import { type Plans, limited, preparePlans } from './options/plans.js';
 import { ProxyWarning, type ProxySetting } from './client/proxy-check.js';
 import { OPTIONS } from './options/options.js';
 import { type LimiterChoice, type ReadyLimiter, chooseLimiter } from './options/shorthand.js';
-import { DEFAULT_ABANDONED_MS, type Watch, watcher } from './settle/work.js';
+import { type Watch, watcher } from './settle/work.js';
 
 /**
  * RateLimitOptions are the options every adapter takes: what decides (a `limiter`, one algorithm's
@@ -116,13 +115,15 @@ export interface RateLimitBaseOptions<Req> extends DelayOptions {
 }
 
 /**
- * Adapter is what only the framework knows, handed to prepareRateLimit by the adapter itself.
+ * RateLimitAdapter is what only the framework knows, handed to prepareRateLimit by the adapter itself.
  * `gone(req)` tells whether the request's client went away (its socket closed).
  */
-export interface Adapter<Req> {
+export interface RateLimitAdapter<Req> {
   readonly gone?: (req: Req) => boolean;
   /** The request's client connection, which delay mode watches to release a wait whose client left. */
   readonly socket?: (req: Req) => ClientSocket | undefined;
+  /** The framework whose terms option errors use (a `message` refused with a handler written for it: options/handler-hints.ts). */
+  readonly framework?: 'express' | 'fastify' | 'koa' | 'hono' | 'fetch';
 }
 
 /**
@@ -150,13 +151,13 @@ export interface PreparedRateLimit<Req> {
    * response's outcome (for responses that are not Node's: fetch, Hono); undefined unless
    * countOutcome or settle is given or a limiter releases. Its Settle releases the request's lease
    * and runs the hooks, on its first call only. When the client left before the Response was handed
-   * over, adapters bound the wait with `abandon(settle, plan.abandonedMs)` (work.ts).
+   * over, adapters bound the wait with `abandon(settle, prepared.abandonedMs)` (work.ts).
    */
   readonly claim: Claim<Req> | undefined;
   /** The `abandonedMs` option, validated (default 60000). */
   readonly abandonedMs: number;
   /**
-   * watchProxy returns the trust-proxy check for this plan, described in the framework's own terms;
+   * watchProxy returns the trust-proxy check for these options, described in the framework's own terms;
    * its `pending` is always false with proxyWarning: false or a `key` function.
    */
   watchProxy(setting: ProxySetting): ProxyWarning;
@@ -169,36 +170,20 @@ export function prepareRateLimit<Req>(
   owner: string,
   options: RateLimitOptions<Req> | undefined,
   extra: readonly string[] = [],
-  adapter: Adapter<Req> = {},
+  adapter: RateLimitAdapter<Req> = {},
 ): PreparedRateLimit<Req> {
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
     throw new TypeError(`${owner}: options must be an object, got ${describeValue(options)}`);
   }
   const o: RateLimitOptions<Req> = options ?? {};
-  for (const k of Object.keys(o)) {
-    const peer = KNOWN.has(k) || extra.includes(k) ? undefined : peerOption(k);
-    if (peer !== undefined) throw new TypeError(`${owner}: unknown option ${describeValue(k)}: ${peer}`);
-  }
-  refuseUnknown(owner, o, KNOWN, extra);
-  const key = optionalFunction(owner, 'key', o.key);
-  const cost = optionalFunction(owner, 'cost', o.cost);
-  const skip = optionalFunction(owner, 'skip', o.skip);
-  const onDecision = optionalFunction(owner, 'onDecision', o.onDecision);
-  // Only a missing option takes the default: null is refused like any other wrong value.
-  const style = checkHeaderStyle(owner, o.headers === undefined ? 'draft-10' : o.headers);
-  const subnet = checkIpv6Subnet(owner, o.ipv6Subnet === undefined ? DEFAULT_IPV6_SUBNET : o.ipv6Subnet);
-  const missingIp = o.missingIp === undefined ? 'reject' : o.missingIp;
-  if (missingIp !== 'reject' && missingIp !== 'skip') throw new TypeError(`${owner}: missingIp must be 'reject' or 'skip', got ${describeValue(missingIp)}`);
-  if (o.shadow !== undefined && typeof o.shadow !== 'boolean') throw new TypeError(`${owner}: shadow must be a boolean, got ${describeValue(o.shadow)}`);
-  const shadow = o.shadow === true;
-  const telemetry = o.telemetry === undefined ? undefined : checkTelemetry(owner, o.telemetry);
-  if (o.proxyWarning !== undefined && typeof o.proxyWarning !== 'boolean') throw new TypeError(`${owner}: proxyWarning must be a boolean, got ${describeValue(o.proxyWarning)}`);
-  const watchesProxy = o.proxyWarning !== false && key === undefined;
+  refuseUnknownOptions(owner, o, KNOWN, extra, adapter.framework);
+  const c = checkOptions(owner, o as Readonly<Record<string, unknown>>);
+  const watchesProxy = c.proxyWarning && c.key === undefined;
   const plans: Plans | undefined = o.plans === undefined && o.plan === undefined ? undefined : preparePlans(owner, o);
   const one = plans === undefined ? limited(chooseLimiter(owner, o as LimiterChoice)) : undefined;
   const limiter = one?.limiter ?? (plans as Plans).limiters[0]!;
   const pick = plans === undefined ? () => limiter : plans.pick;
-  const after = { countOutcome: optionalFunction(owner, 'countOutcome', o.countOutcome), settle: optionalFunction(owner, 'settle', o.settle) };
+  const after = { countOutcome: c.countOutcome, settle: c.settle } as AfterHooks<Req>;
   const all = plans?.limiters ?? [limiter];
   const releases = all.some((l) => typeof l.release === 'function');
   const charges = after.countOutcome === undefined && after.settle === undefined && !releases ? undefined : new WeakMap<object, Charge>();
@@ -209,32 +194,28 @@ export function prepareRateLimit<Req>(
     if (bad !== undefined) throw new TypeError(`${owner}: ${plans === undefined ? 'limiter' : `plans.${plans.names[i]}`} ${bad}`);
   }
   if (after.countOutcome !== undefined || after.settle !== undefined) refuseLeaseAdjustments(owner, all, plans, after.settle !== undefined);
-  const refundless =
-    after.countOutcome === undefined && after.settle === undefined
-      ? -1
-      : all.findIndex((l) => typeof l.refund !== 'function' || (l as { refundable?: boolean }).refundable === false);
+  const refundless = after.countOutcome === undefined && after.settle === undefined ? -1 : all.findIndex((l) => typeof l.refund !== 'function' || l.refundable === false);
   if (refundless >= 0)
     throw new TypeError(`${owner}: countOutcome and settle need limiters with refund(); ${plans === undefined ? 'limiter' : `plans.${plans.names[refundless]}`} has none`);
-  const abandonedMs = checkAbandoned(owner, o.abandonedMs);
+  const { shadow, abandonedMs } = c;
+  const style = c.headers;
   const delay = checkDelay(owner, o, shadow, all);
   if (delay !== undefined && adapter.socket === undefined)
     throw new TypeError(`${owner}: mode 'delay' needs an adapter that watches the client's connection (Express, Fastify, Koa, fetch, Hono)`);
-  const allowList = o.allowList === undefined ? undefined : new IpList(o.allowList, owner, 'allowList');
-  const denyList = o.denyList === undefined ? undefined : new IpList(o.denyList, owner, 'denyList');
-  const hooks = {
-    allowList,
-    denyList,
-    key,
-    cost,
-    skip,
+  const hooks: Hooks<Req> = {
+    allowList: c.allowList,
+    denyList: c.denyList,
+    key: c.key as Hooks<Req>['key'],
+    cost: c.cost as Hooks<Req>['cost'],
+    skip: c.skip as Hooks<Req>['skip'],
     plan: plans === undefined ? undefined : o.plan,
-    onDecision,
-    subnet,
-    missingIp,
+    onDecision: c.onDecision as Hooks<Req>['onDecision'],
+    subnet: c.ipv6Subnet,
+    missingIp: c.missingIp,
     gone: adapter.gone,
     delay,
     socket: delay === undefined ? undefined : adapter.socket,
-    telemetry,
+    telemetry: c.telemetry,
     shadow,
     charges,
   };
@@ -271,14 +252,6 @@ function refuseLeaseAdjustments(owner: string, all: readonly RateLimiter[], plan
     if (l.policies.every((p) => p.algorithm === 'concurrency'))
       throw new TypeError(`${owner}: countOutcome has nothing to give back on ${what}: it holds only leases, which are released when the response ends`);
   }
-}
-
-/** checkAbandoned accepts a whole number of ms that a timer can wait (0 included), or Infinity. */
-function checkAbandoned(owner: string, value: unknown): number {
-  if (value === undefined) return DEFAULT_ABANDONED_MS;
-  if (value === Infinity || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1)) return value as number;
-  const message = `${owner}: abandonedMs must be a whole number of milliseconds from 0 to 2147483647, or Infinity, got ${describeValue(value)}`;
-  throw typeof value === 'number' ? new RangeError(message) : new TypeError(message);
 }
 
 /** @deprecated Renamed `PreparedRateLimit` (a plan is one of the `plans`); this name leaves in the next minor version. */

@@ -12,7 +12,7 @@
  * and the result is the key's state exactly as if the cancelled booking had never been made. A
  * booking later made on that state is therefore admitted with every request that really goes, so the
  * policy's bound over any interval holds for them, and first come, first served still holds (no new
- * booking goes before `latest`).
+ * booking goes before `latestBooked`).
  *
  * Bounds: the ledger keeps the latest CANCELLABLE_BOOKINGS bookings; an older one (folded into `base`)
  * and one whose instant has come cannot be cancelled. A write the ledger did not make (a consume, a
@@ -50,8 +50,8 @@ export interface Ledger {
   floor: number;
 }
 
-/** latest is the latest instant booked on the ledger's key (first come, first served). */
-export function latest(ledger: Ledger): number {
+/** latestBooked is the latest instant booked on the ledger's key (first come, first served). */
+export function latestBooked(ledger: Ledger): number {
   const last = ledger.entries[ledger.entries.length - 1];
   return last === undefined ? ledger.floor : last.at;
 }
@@ -63,14 +63,14 @@ export function latest(ledger: Ledger): number {
  */
 export function record(binding: Replayer, ledger: Ledger | undefined, before: number[] | undefined, after: number[] | undefined, entry: Entry, now: number): Ledger {
   if (ledger === undefined || !same(before, ledger.head)) {
-    ledger = { base: before, head: before, entries: [], floor: ledger === undefined ? -Infinity : latest(ledger) };
+    ledger = { base: before, head: before, entries: [], floor: ledger === undefined ? -Infinity : latestBooked(ledger) };
   }
   const entries = ledger.entries;
   let folded = 0;
   while (folded < entries.length && ((entries[folded] as Entry).at <= now || entries.length - folded >= CANCELLABLE_BOOKINGS)) folded++;
   if (folded > 0) {
     const base = replay(binding, ledger.base, entries.slice(0, folded));
-    if (base === null) ledger = { base: before, head: before, entries: [], floor: latest(ledger) };
+    if (base === null) ledger = { base: before, head: before, entries: [], floor: latestBooked(ledger) };
     else {
       ledger.base = base;
       ledger.floor = Math.max(ledger.floor, (entries[folded - 1] as Entry).at);

@@ -14,7 +14,7 @@
 import type { Decision } from '../decision.js';
 import { storedKey } from './key-digest.js';
 import { decideAll } from './memory-all.js';
-import { type Entry, type Ledger, latest, record, remove, without } from './memory-ledger.js';
+import { type Entry, type Ledger, latestBooked, record, remove, without } from './memory-ledger.js';
 import type { MemoryBinding } from './memory-binding.js';
 import type { Booking } from '../store.js';
 
@@ -88,11 +88,11 @@ function latestOf(binding: MemoryBinding, key: string, now: number): number {
   if (ledgers === undefined) binding.reservations = ledgers = { at: new Map(), sweepAt: 1024 };
   const map = ledgers.at;
   if (map.size >= ledgers.sweepAt) {
-    for (const [k, ledger] of map) if (latest(ledger) <= now) map.delete(k);
+    for (const [k, ledger] of map) if (latestBooked(ledger) <= now) map.delete(k);
     ledgers.sweepAt = Math.max(1024, 2 * map.size);
   }
   const ledger = map.get(key);
-  const at = ledger === undefined ? -Infinity : latest(ledger);
+  const at = ledger === undefined ? -Infinity : latestBooked(ledger);
   return at > now ? at : -Infinity;
 }
 

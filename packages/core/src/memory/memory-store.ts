@@ -7,14 +7,13 @@
  */
 import type { Algorithm } from '../algorithm.js';
 import type { Decision } from '../decision.js';
-import type { Policy } from '../policy.js';
+import { type Policy, samePolicy } from '../policy.js';
 import type { Booking, Store, StoreBinding } from '../store.js';
 import { optionsObject, positiveInteger, refuseUnknown } from '../validate.js';
 import { MemoryBinding } from './memory-binding.js';
 import { allowAll, decideAll } from './memory-all.js';
 import { MemoryBans } from './memory-ban.js';
 import { bookAll } from './memory-reserve.js';
-import { samePolicy } from '../store-names.js';
 
 export interface MemoryStoreOptions {
   /** The most keys each limiter bound to this store keeps (default 100,000). */
@@ -73,7 +72,7 @@ export class MemoryStore implements Store<'sync'> {
   }
 
   /**
-   * banned puts a ban in front of one of this store's bindings (ban.ts, memory-ban.ts). BanLimiter calls it.
+   * banned puts a ban in front of one of this store's bindings (Store.banned, the contract's ban capability: ban.ts, memory-ban.ts). BanLimiter calls it.
    * @internal
    */
   banned(binding: StoreBinding<'sync'>, banMs: number): MemoryBans {

@@ -1,18 +1,9 @@
 /**
  * LimitedBodies answers exactly what core's limitedResponse would, byte for byte, whatever the
  * decision (single or composite, any wait, never satisfiable, a 'closed' failure, foreign policies),
- * cached or not; and it keeps at most MAX_ENTRIES bodies.
+ * cached or not; and it keeps at most MAX_LIMITED_BODIES bodies.
  */
-import {
-  CompositeLimiter,
-  type Decision,
-  LimitedBodies,
-  MAX_LIMITED_BODIES as MAX_ENTRIES,
-  ManualClock,
-  type Policy,
-  TokenBucketLimiter,
-  limitedResponse,
-} from '../../src/index.js';
+import { CompositeLimiter, type Decision, LimitedBodies, MAX_LIMITED_BODIES, ManualClock, type Policy, TokenBucketLimiter, limitedResponse } from '../../src/index.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -78,9 +69,9 @@ describe('LimitedBodies', () => {
     expect(bodies.get(d).bytes).toBe(bodies.get({ ...d, remaining: 3, resetAfterMs: 9 }).bytes);
   });
 
-  it(`keeps at most ${MAX_ENTRIES} bodies however many different waits it sees`, () => {
+  it(`keeps at most ${MAX_LIMITED_BODIES} bodies however many different waits it sees`, () => {
     const bodies = new LimitedBodies(single.policies);
-    for (let s = 1; s <= 3 * MAX_ENTRIES; s++) expectSameAsCore(bodies, decision(single.policy, false, s * 1000));
-    expect(bodies.size).toBe(MAX_ENTRIES);
+    for (let s = 1; s <= 3 * MAX_LIMITED_BODIES; s++) expectSameAsCore(bodies, decision(single.policy, false, s * 1000));
+    expect(bodies.size).toBe(MAX_LIMITED_BODIES);
   });
 });

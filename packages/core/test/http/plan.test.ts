@@ -19,11 +19,11 @@ const bucket = (capacity = 2) => counting(new TokenBucketLimiter({ capacity, ref
 
 describe('prepareRateLimit options', () => {
   it.each([
-    [{ limt: 5 }, 'limt'],
-    [{ windowMS: 1000, algorithm: 'fixed-window' }, 'windowMS'],
-    [{ handler: () => undefined }, 'handler'],
-  ])('refuses the unknown option in %o', (options, name) => {
-    expect(() => prepare(options)).toThrowError(new TypeError(`rateLimit: unknown option "${name}"`));
+    [{ limt: 5 }, 'unknown option "limt": did you mean "limit"?'],
+    [{ windowMS: 1000, algorithm: 'fixed-window' }, 'unknown option "windowMS": did you mean "windowMs"?'],
+    [{ handler: () => undefined }, 'unknown option "handler"'],
+  ])('refuses the unknown option in %o', (options, message) => {
+    expect(() => prepare(options)).toThrowError(new TypeError(`rateLimit: ${message}`));
   });
 
   it.each([

@@ -5,8 +5,10 @@
  * and the plan's proxyWarning option validated. The per-process record is cleared before each test.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock, type ProxySetting, ProxyWarning, hasForwardingHeader, isInternalAddress, prepareRateLimit, proxyFinding } from '../../src/index.js';
+import { ManualClock, type ProxySetting, prepareRateLimit } from '../../src/index.js';
 import { HeaderOnlyProxyWarning, PerPlanProxyWarning, type ProxyWatch } from '../mutants/proxy-warning.js';
+import { ProxyWarning, hasForwardingHeader, isInternalAddress, proxyFinding } from '../../src/http/client/proxy-check.js';
+import { SAMPLE_EVERY, SAMPLE_FROM } from '../../src/http/client/proxy-check.js';
 
 const SETTING: ProxySetting = { framework: 'Testing', trust: 'trust it', restrict: 'restrict it' };
 const XFF = { 'x-forwarded-for': '198.51.100.4' };
@@ -122,6 +124,27 @@ describe('ProxyWarning', () => {
       'rateLimit: requests arrive from 10.0.0.5, a private or loopback address, with a forwarding header (X-Forwarded-For, Forwarded or X-Real-IP), but Testing does not trust that proxy, so every client behind it shares one address and one rate-limit bucket. To fix: trust it. Decisions are unchanged; to turn this warning off, pass proxyWarning: false.',
     );
     expect(warnings[1]?.message).toContain('To fix: restrict it.');
+  });
+
+  it(`asks about each of the first ${SAMPLE_FROM} requests, then about one in ${SAMPLE_EVERY}`, () => {
+    const a = new ProxyWarning('rateLimit', SETTING, true);
+    const asked: number[] = [];
+    for (let i = 0; i < SAMPLE_FROM + 4 * SAMPLE_EVERY; i++) if (a.pending) asked.push(i);
+    expect(asked.slice(0, SAMPLE_FROM)).toEqual(Array.from({ length: SAMPLE_FROM }, (_, i) => i));
+    expect(asked.slice(SAMPLE_FROM)).toEqual([0, 1, 2, 3].map((k) => SAMPLE_FROM + k * SAMPLE_EVERY));
+  });
+
+  it(`still finds a proxy that appears after ${10 * SAMPLE_FROM} sound requests, within ${SAMPLE_EVERY} of its requests`, async () => {
+    const a = new ProxyWarning('rateLimit', SETTING, true);
+    const request = (resolved: string, peer: string, headers: Record<string, string>) => {
+      if (a.pending) a.observe(resolved, peer, headers);
+    };
+    for (let i = 0; i < 10 * SAMPLE_FROM; i++) request('203.0.113.7', '203.0.113.7', {});
+    await tick();
+    expect(warnings).toEqual([]);
+    for (let i = 0; i < SAMPLE_EVERY; i++) request('10.0.0.5', '10.0.0.5', XFF);
+    await tick();
+    expect(warnings.map((w) => w.code)).toEqual(['RATEKEEPER_TRUST_PROXY_OFF']);
   });
 
   it('is never pending when disabled, and the plan disables it for proxyWarning: false and for a key function', async () => {

@@ -14,7 +14,6 @@ import {
   type Decision,
   FixedWindowLimiter,
   ManualClock,
-  type NodeResponse,
   type RateLimiter,
   chooseLimiter,
   policyField,
@@ -23,6 +22,7 @@ import {
 import type { PreparedRateLimit } from '../../src/adapter.js';
 import { refundsLeases } from '../mutants/refunds-leases.js';
 import { fakeResponse } from './support.js';
+import { type NodeResponse } from '../../src/adapter.js';
 
 type Req = { readonly id: string };
 

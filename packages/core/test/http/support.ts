@@ -4,7 +4,8 @@
  * table runner for header fields at fixed instants on a ManualClock.
  */
 import { EventEmitter } from 'node:events';
-import type { Decision, HeaderSetter, ManualClock, NodeResponse, RateLimiter } from '../../src/index.js';
+import type { Decision, HeaderSetter, ManualClock, RateLimiter } from '../../src/index.js';
+import { type NodeResponse } from '../../src/adapter.js';
 
 /** Recorded headers in the order they were set, as [name, value] pairs. */
 export type Headers = [string, string][];

@@ -5,7 +5,8 @@
  * - `negativeRelease`: a release below zero, banking leases for later (over-admits after stray releases);
  * - `timeExpiringLeases`: leases that the memory store drops as empty once time passes, like a window.
  */
-import { type Algorithm, type ConcurrencyPolicy, concurrency } from '../../src/index.js';
+import { type Algorithm, type ConcurrencyPolicy } from '../../src/index.js';
+import { concurrency } from '../../src/store/index.js';
 
 export const evictableConcurrency: Algorithm<ConcurrencyPolicy> = { ...concurrency, pinned: undefined } as unknown as Algorithm<ConcurrencyPolicy>;
 

@@ -7,7 +7,8 @@
  * - `undroppedSlidingLog` never lets a unit leave once L are logged: a log that forgets to drop old
  *   entries, denying a key forever.
  */
-import { type Algorithm, type SlidingLogPolicy, slidingLog } from '../../src/index.js';
+import { type Algorithm, type SlidingLogPolicy } from '../../src/index.js';
+import { slidingLog } from '../../src/store/index.js';
 
 /** The real step without its in-place admit, so that `allow` goes through the mutated evaluate too. */
 function evaluateOnly(limit: number): Algorithm<SlidingLogPolicy> {

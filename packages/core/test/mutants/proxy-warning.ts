@@ -6,7 +6,8 @@
  *   without looking at the peer, so a public client sending its own X-Forwarded-For to a server with
  *   no proxy (a sound setup) is reported.
  */
-import { PROXY_WARNING_CODES, type ProxyFinding, hasForwardingHeader, proxyFinding } from '../../src/index.js';
+import { PROXY_WARNING_CODES, type ProxyFinding } from '../../src/index.js';
+import { hasForwardingHeader, proxyFinding } from '../../src/http/client/proxy-check.js';
 
 export interface ProxyWatch {
   readonly pending: boolean;

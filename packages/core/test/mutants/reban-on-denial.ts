@@ -3,7 +3,8 @@
  * request made while banned (a client retrying politely stays banned forever). The ban tests must
  * catch it.
  */
-import { type Decision, type MemoryBinding, type StoreBinding, bannedDecision } from '../../src/index.js';
+import { type Decision, type MemoryBinding, type StoreBinding } from '../../src/index.js';
+import { bannedDecision } from '../../src/store/index.js';
 
 export function rebanOnDenial(inner: MemoryBinding, banMs: number): StoreBinding<'sync'> {
   const until = new Map<string, number>();

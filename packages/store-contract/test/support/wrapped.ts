@@ -5,6 +5,7 @@
  * one clause, deliberately, so the package's test can show the suite catches it.
  */
 import { type Algorithm, type Booking, type Decision, MemoryStore, type Mode, type Policy, type Store, type StoreBinding } from '@ratekeeper/core';
+import type { MemoryBinding } from '@ratekeeper/core/store';
 
 export type Flaw =
   | 'peek-records' // peek consumes
@@ -17,7 +18,11 @@ export type Flaw =
   | 'refund-uncapped' // refund empties the key, whatever the cost: gives back more than asked
   | 'no-consume-all' // lacks consumeAll
   | 'racy' // async consume reads (peek), then writes a turn later: calls in flight together over-admit
-  | 'sync-promises'; // a 'sync' store that answers with promises
+  | 'sync-promises' // a 'sync' store that answers with promises
+  | 'waits-rounded' // a denial's retryAfterMs rounded up to a whole second (never early, but not the step's figure)
+  | 'reserve-early' // a booking tells half the wait its instant needs
+  | 'release-ignored' // a concurrency lease's release does nothing
+  | 'ban-refund-kept'; // a refund during a ban gives the units back but never lifts the ban
 
 const kept = Symbol('inner');
 type Inner = StoreBinding<'sync'>;
@@ -33,24 +38,36 @@ export function wrapped(mode: Mode, flaw?: Flaw): Store {
     if (flaw === 'keys-truncated') return key.slice(0, 1000);
     return flaw === 'keys-utf8' ? Buffer.from(key).toString() : key;
   };
-  const wrap = (b: Inner): Wrapped =>
+  const rounded = (d: Decision): Decision =>
+    flaw === 'waits-rounded' && d.retryAfterMs > 0 && Number.isFinite(d.retryAfterMs) ? { ...d, retryAfterMs: Math.ceil(d.retryAfterMs / 1000) * 1000 } : d;
+  const wrap = (b: Inner, policy: Policy, refunds: Inner = b): Wrapped =>
     ({
       [kept]: b,
-      consume: (key, now, cost) => (flaw === 'racy' ? racy(b, k(key), now, cost) : out(b.consume(k(key), now, cost))),
-      peek: (key, now, cost) => out(flaw === 'peek-records' ? b.consume(k(key), now, cost) : b.peek(k(key), now, cost)),
+      consume: (key, now, cost) => (flaw === 'racy' ? racy(b, k(key), now, cost) : out(rounded(b.consume(k(key), now, cost)))),
+      peek: (key, now, cost) => out(rounded(flaw === 'peek-records' ? b.consume(k(key), now, cost) : b.peek(k(key), now, cost))),
       allow: (key, now, cost) => out(b.allow(k(key), now, cost)),
       reset: (key) => out(flaw === 'reset-ignored' ? undefined : b.reset(k(key))),
-      refund: (key, now, cost) => out(flaw === 'refund-uncapped' ? b.reset(k(key)) : b.refund?.(k(key), now, cost)),
+      refund: (key, now, cost) => {
+        if (flaw === 'refund-uncapped') return out(b.reset(k(key)));
+        if (flaw === 'release-ignored' && policy.algorithm === 'concurrency') return out(undefined);
+        return out(refunds.refund?.(k(key), now, cost));
+      },
     }) as Wrapped;
   const unwrap = (bs: readonly StoreBinding[]) => bs.map((b) => (b as Wrapped)[kept]);
   const store: Store & { banned?: (b: StoreBinding, banMs: number) => StoreBinding } = {
     mode,
-    bind: <P extends Policy>(algorithm: Algorithm<P>, policy: P) => wrap(inner.bind(algorithm, policy)),
+    bind: <P extends Policy>(algorithm: Algorithm<P>, policy: P) => wrap(inner.bind(algorithm, policy), policy),
     reserveAll: (bs, key, now, cost, maxWaitMs) => {
       const booking = inner.reserveAll(unwrap(bs), k(key), now, cost, maxWaitMs);
-      return out({ ...booking, cancel: (at: number) => out(booking.cancel(at)) } as Booking) as never;
+      const delayMs = flaw === 'reserve-early' && Number.isFinite(booking.delayMs) ? Math.floor(booking.delayMs / 2) : booking.delayMs;
+      return out({ ...booking, delayMs, cancel: (at: number) => out(booking.cancel(at)) } as Booking) as never;
     },
-    banned: (b, banMs) => (flaw === 'ban-ignored' ? b : wrap(inner.banned((b as Wrapped)[kept], banMs))),
+    banned: (b, banMs) => {
+      if (flaw === 'ban-ignored') return b;
+      const plain = (b as Wrapped)[kept] as MemoryBinding;
+      const bans = inner.banned(plain, banMs);
+      return wrap(bans, plain.policy, flaw === 'ban-refund-kept' ? plain : bans);
+    },
   };
   if (flaw !== 'no-consume-all') {
     store.consumeAll = (bs, key, now, cost, commit) => {

@@ -18,9 +18,13 @@
  * `process`. Each finding is emitted at most once per process, whatever the number of limiters; the
  * record lives on `globalThis[Symbol.for('ratekeeper.proxyWarnings')]` so that an ESM and a CommonJS
  * copy of core share it. Cost: once both findings were emitted (or with proxyWarning: false) one
- * boolean test per request; before, a string comparison and up to three header lookups, and an address
- * classification only for a request that carries a forwarding header or came through a trusted proxy
- * (the last peer's class is remembered, so a keep-alive balancer is classified once).
+ * boolean test per request. Before, `pending` asks for every one of the first SAMPLE_FROM requests a
+ * limiter sees, then for one in SAMPLE_EVERY: a misconfigured proxy is there for every request it
+ * forwards, so sampling finds it all the same, and most requests skip the inputs (on Node, reading
+ * `req.headers` builds the headers object). An observed request costs a string comparison and up to
+ * three header lookups, and an address classification only for a request that carries a forwarding
+ * header or came through a trusted proxy (the last peer's class is remembered, so a keep-alive
+ * balancer is classified once).
  */
 import { ipKey } from './ip.js';
 import { emitWarning } from '../settle/warning.js';
@@ -76,13 +80,17 @@ interface Emitted {
 }
 
 const RECORD = Symbol.for('ratekeeper.proxyWarnings');
+/** Every request is looked at until a limiter has seen this many; then one in SAMPLE_EVERY. */
+export const SAMPLE_FROM = 1024;
+/** One request in this many (a power of two) is looked at after the first SAMPLE_FROM. */
+export const SAMPLE_EVERY = 64;
 
 function emitted(): Emitted {
   const holder = globalThis as unknown as Record<symbol, Emitted | undefined>;
   return (holder[RECORD] ??= { off: false, open: false });
 }
 
-/** ProxyWarning is one adapter plan's view of the per-process check (see the file comment). */
+/** ProxyWarning is one prepared middleware's view of the per-process check (see the file comment). */
 export class ProxyWarning {
   readonly #owner: string;
   readonly #setting: ProxySetting;
@@ -90,6 +98,7 @@ export class ProxyWarning {
   readonly #emitted = emitted();
   #lastPeer: string | undefined;
   #lastInternal = false;
+  #asked = 0;
 
   constructor(owner: string, setting: ProxySetting, enabled: boolean) {
     this.#owner = owner;
@@ -97,9 +106,15 @@ export class ProxyWarning {
     this.#enabled = enabled;
   }
 
-  /** pending is true while a finding is still to be looked for: read it before gathering the inputs. */
+  /**
+   * pending is true when this request is to be observed: a finding is still to be looked for, and the
+   * request is one of the first SAMPLE_FROM or one of the SAMPLE_EVERY after. Read it once per
+   * request, before gathering the inputs.
+   */
   get pending(): boolean {
-    return this.#enabled && !(this.#emitted.off && this.#emitted.open);
+    if (!this.#enabled || (this.#emitted.off && this.#emitted.open)) return false;
+    const asked = this.#asked++;
+    return asked < SAMPLE_FROM || (asked & (SAMPLE_EVERY - 1)) === 0;
   }
 
   /** observe looks at one request and emits a finding not yet emitted in this process. */

@@ -3,7 +3,7 @@
  * that order.
  *
  * - `denyList` / `allowList` are matched against the client IP the framework resolved, before anything
- *   else: an address on the deny list gets the plan's one frozen `forbidden` Decision (403, nothing
+ *   else: an address on the deny list gets the prepared options' one frozen `forbidden` Decision (403, nothing
  *   counted, not reported); one on the allow list passes uncounted, like a skip. Deny wins over allow.
  * - `skip`, `key`, `cost` and `plan` may answer synchronously or with a promise. The synchronous answers
  *   take the synchronous path, which creates no promise and no closure. The first hook that answers
@@ -32,7 +32,7 @@
  * framework's error path; decide itself never leaves a rejection unobserved.
  */
 import type { Decision } from '../../decision.js';
-import type { RateLimiter } from '../../limiter.js';
+import type { RateLimiter } from '../../limiter/limiter.js';
 import { type Telemetry, outcomeOf } from '../../telemetry.js';
 import { describeValue, fail, isCost } from '../../validate.js';
 import { decisionProblem } from './decision-check.js';
@@ -45,9 +45,6 @@ import { isThenable } from './thenable.js';
 
 /** Decided: what decide answers once its hooks settled: a Decision, undefined (skipped: pass on uncounted), or null (client gone: do nothing). */
 export type Decided = Decision | undefined | null;
-
-/** @deprecated Renamed `Decided` ("outcome" is how a response ended); this name leaves in the next minor version. */
-export type Outcome = Decided;
 
 export type Hook<Req, T> = ((req: Req) => T | PromiseLike<T>) | undefined;
 
@@ -75,7 +72,7 @@ export interface Hooks<Req> {
 }
 
 /**
- * Decide is a plan's decision for one request and the client IP the framework resolved: a Decision on
+ * Decide is the prepared options' decision for one request and the client IP the framework resolved: a Decision on
  * the synchronous path, a promise of what it `Decided` once a hook answered with a promise, or undefined
  * for a request that passes uncounted (skipped, or on the allow list).
  */
@@ -224,10 +221,4 @@ function observe(telemetry: Telemetry, decision: Decision, shadow: boolean, stor
   } catch {
     // Reporting must never change or lose a response.
   }
-}
-
-/** optionalFunction accepts a function or undefined. */
-export function optionalFunction<F>(owner: string, name: string, value: F | undefined): F | undefined {
-  if (value !== undefined && typeof value !== 'function') throw new TypeError(`${owner}: ${name} must be a function, got ${describeValue(value)}`);
-  return value;
 }

@@ -1,7 +1,7 @@
 /**
  * decisionProblem checks, cheaply and once per request, that what a limiter answered is a Decision the
  * header writer and the default body can use, so that a broken limiter (a hand-written one resolving
- * null, a store returning NaN figures) becomes one RateLimiterError in the plan for every adapter,
+ * null, a store returning NaN figures) becomes one RateLimiterError in decide for every adapter,
  * instead of a TypeError thrown halfway through writing a response.
  *
  * A Decision passes when: `allowed` is a boolean; `limit`, `remaining` and `resetAfterMs` are finite

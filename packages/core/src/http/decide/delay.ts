@@ -22,8 +22,8 @@
  */
 import type { Clock } from '../../clock.js';
 import type { Decision } from '../../decision.js';
-import type { RateLimiter } from '../../limiter.js';
-import { type Reservation, clockOf, reservable, reserve, whenDue } from '../../reserve.js';
+import type { RateLimiter } from '../../limiter/limiter.js';
+import { type Reservation, clockOf, reservable, reserve, whenDue } from '../../limiter/reserve.js';
 import type { Mode } from '../../store.js';
 import { describeValue } from '../../validate.js';
 

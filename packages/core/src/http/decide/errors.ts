@@ -1,5 +1,5 @@
 /**
- * The two errors the plan raises on a framework's error path, each carrying status 500 in both the
+ * The two errors decide raises on a framework's error path, each carrying status 500 in both the
  * `status` (Koa, http-errors) and `statusCode` (Fastify, Express) spellings:
  * - MissingIpError: the default key found no usable client IP (missingIp: 'reject'); the message
  *   points at the framework's trust-proxy setting.

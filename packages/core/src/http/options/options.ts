@@ -1,11 +1,11 @@
 /**
  * The option registry: every option `rateLimit()` takes, named once, in its group, and each
  * algorithm's size options with their defaults. The shorthand (./shorthand.ts: which sizes an
- * algorithm takes, the defaults it builds with, the hint for a size it does not take), the plan's
+ * algorithm takes, the defaults it builds with, the hint for a size it does not take), prepareRateLimit's
  * unknown-option check (./prepare.ts), `plans` (./plans.ts) and Fastify's per-route config (which
  * options choose the limiter) all read their lists here, so an option added here is known to each.
- * Each option's check stays beside its use (a size in its limiter's constructor, the rest in
- * ./prepare.ts), and what users see on hover is the JSDoc of the option types.
+ * A size is checked by its limiter's constructor; every other option's default and validator are in
+ * ./checks.ts, the registry's other half; what users see on hover is the JSDoc of the option types.
  */
 
 export type AlgorithmShorthand = 'token-bucket' | 'sliding-window' | 'fixed-window' | 'sliding-log' | 'gcra' | 'concurrency';
@@ -41,7 +41,7 @@ export const REQUEST_OPTIONS = ['key', 'cost', 'skip', 'ipv6Subnet', 'missingIp'
 /** The options about the answer and what follows it: headers, shadow mode, hooks, settling, delay mode. */
 export const ANSWER_OPTIONS = ['headers', 'shadow', 'onDecision', 'telemetry', 'proxyWarning', 'countOutcome', 'settle', 'abandonedMs', 'mode', 'maxDelayMs'] as const;
 
-/** Every option core's plan takes (an adapter adds its own, such as `handler`). */
+/** Every option core's prepareRateLimit takes (an adapter adds its own, such as `handler`). */
 export const OPTIONS: readonly string[] = [...LIMITER_OPTIONS, ...REQUEST_OPTIONS, ...ANSWER_OPTIONS];
 
 /** sizesOf lists the size options `algorithm` takes. */

@@ -4,16 +4,19 @@
  * it does not take (a typo must never run on a default); when the name is one of these, the refusal
  * says what ratekeeper calls it, so the first line a user of those libraries types fails with its
  * translation: `unknown option "max": ratekeeper calls it "limit" …`. MIGRATING.md has the full tables.
+ *
+ * The options that shape the limited answer (`message`, `statusCode`, `errorResponseBuilder`,
+ * `errorMessage`) translate into a `handler`, written in the terms of the user's framework: Express's
+ * `(req, res)`, Koa's `ctx`, Fastify's `(request, reply)`, Hono's `c`, fetch's Request → Response
+ * (./handler-hints.ts). An adapter that names no framework gets a sentence without code.
  */
+import { type Framework, handlerHint } from './handler-hints.js';
+
 const PEER_OPTIONS: Readonly<Record<string, string>> = {
   max: `ratekeeper calls it "limit" (with windowMs: { limit: 100, windowMs: 900_000 }, a fixed window like express-rate-limit's)`,
   points: `ratekeeper calls it "limit" (rate-limiter-flexible's points per duration: { limit: points, windowMs: duration * 1000 })`,
   duration: `ratekeeper takes "windowMs", in milliseconds (duration: 60 → windowMs: 60_000)`,
   timeWindow: `ratekeeper takes "windowMs", a number of milliseconds (timeWindow: '1 minute' → windowMs: 60_000)`,
-  message: `write a handler instead: handler: (req, res) => res.send('Too many requests') (it runs with the status already set to 429)`,
-  statusCode: `write a handler that sets it: handler: (req, res) => res.status(503).send('…') (the default is 429)`,
-  errorResponseBuilder: `write a handler instead: handler: (request, reply, decision) => ({ error: 'Too many requests' }) (status 429 preset)`,
-  errorMessage: `write a handler instead: handler: (ctx) => { ctx.body = 'Too many requests' } (status 429 preset)`,
   standardHeaders: `ratekeeper calls it "headers": 'draft-10' (default: RateLimit and RateLimit-Policy, the successor of 'draft-7'/'draft-8'), 'legacy' (X-RateLimit-*), 'both' or false`,
   legacyHeaders: `ratekeeper folds it into "headers": headers: 'both' (draft-10 and X-RateLimit-*), 'legacy' (X-RateLimit-* alone)`,
   addHeaders: `ratekeeper calls it "headers": 'draft-10' (default), 'legacy', 'both' or false`,
@@ -40,7 +43,7 @@ const PEER_OPTIONS: Readonly<Record<string, string>> = {
   requestPropertyName: `the decision is always on req.rateLimit (Express, Fastify), ctx.state.rateLimit (Koa), c.var.rateLimit (Hono)`,
 };
 
-/** peerOption is the translation for an option name another rate limiter uses, or undefined. */
-export function peerOption(name: string): string | undefined {
-  return Object.hasOwn(PEER_OPTIONS, name) ? PEER_OPTIONS[name] : undefined;
+/** peerOption is the translation for an option name another rate limiter uses, in `framework`'s terms where it matters, or undefined. */
+export function peerOption(name: string, framework?: Framework): string | undefined {
+  return handlerHint(name, framework) ?? (Object.hasOwn(PEER_OPTIONS, name) ? PEER_OPTIONS[name] : undefined);
 }

@@ -16,7 +16,7 @@
  * the decision itself.
  */
 import type { Decision } from '../../decision.js';
-import type { RateLimiter } from '../../limiter.js';
+import type { RateLimiter } from '../../limiter/limiter.js';
 import type { Policy } from '../../policy.js';
 import { describeValue } from '../../validate.js';
 import { policyField } from '../respond/headers.js';

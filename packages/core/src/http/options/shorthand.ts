@@ -21,13 +21,13 @@
  * settings would share one budget: ../store-names.ts); `name` tells them apart, or joins them on purpose.
  */
 import type { Clock } from '../../clock.js';
-import type { RateLimiter } from '../../limiter.js';
-import { ConcurrencyLimiter } from '../../concurrency-limiter.js';
-import { GcraLimiter } from '../../gcra.js';
-import { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '../../bucket-and-window-limiters.js';
+import type { RateLimiter } from '../../limiter/limiter.js';
+import { ConcurrencyLimiter } from '../../limiter/concurrency-limiter.js';
+import { GcraLimiter } from '../../limiter/gcra.js';
+import { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '../../limiter/bucket-and-window.js';
 import type { Store } from '../../store.js';
 import { describeValue } from '../../validate.js';
-import { clashOf } from '../../store-names.js';
+import { clashOf } from '../../limiter/store-names.js';
 import { ALGORITHMS, type AlgorithmShorthand, SHORTHAND, SIZES, SIZE_OPTIONS, type SizeOption, sizesOf } from './options.js';
 
 export { type AlgorithmShorthand, SHORTHAND } from './options.js';

@@ -1,16 +1,18 @@
 /**
  * LimitedBodies remembers the default limited response (core's `limitedResponse`) of one limiter as
- * ready bytes, so that answering a 429 costs a lookup instead of building and stringifying a JSON
- * object and encoding it: a 429 must cost no more than the server's ordinary 200. Every adapter's
- * default answer uses it. Bytes rather than the JSON string, because they go out as they are (Fastify
- * re-examines a string under a JSON content type per response to append `; charset=utf-8`). The Buffers are shared by every 429 of the
- * limiter: an onSend hook must not write into a payload Buffer in place.
+ * ready text and bytes, so that answering a 429 costs a lookup instead of building and stringifying a
+ * JSON object and encoding it: a 429 must cost no more than the server's ordinary 200. Every adapter's
+ * default answer uses it, in the form its framework sends cheapest: the text where the body goes
+ * straight to Node's response (Express, Koa: Node writes the head and a string body as one string,
+ * a Buffer as a second chunk), the bytes elsewhere (Fastify re-examines a string under a JSON content
+ * type per response to append `; charset=utf-8`; a Web Response). The Buffers are shared by every 429 of
+ * the limiter: an onSend hook must not write into a payload Buffer in place.
  *
  * The body of a limitedResponse depends only on the failure kind, the Retry-After seconds and which of
  * the limiter's policies were violated. A decision whose policies are the limiter's own (always, for
  * the core limiters) is looked up under that triple, packed in one number; any other decision (a
  * hand-written limiter reporting foreign policies) is built afresh and never cached. At most
- * MAX_ENTRIES bodies are kept per limiter, so the cache is bounded whatever the waits.
+ * MAX_LIMITED_BODIES bodies are kept per limiter, so the cache is bounded whatever the waits.
  */
 import type { Decision } from '../../decision.js';
 import type { Policy } from '../../policy.js';
@@ -20,11 +22,14 @@ import { type LimitedResponse, limitedResponse } from './problem.js';
 export interface LimitedBody {
   readonly status: LimitedResponse['status'];
   readonly contentType: string;
-  /** A Buffer on runtimes that have one (Node, Bun), else a plain Uint8Array (Workers, Deno). */
+  /** The body as text (UTF-8 when sent; ASCII for the default problem+json bodies). */
+  readonly text: string;
+  /** The same body encoded: a Buffer on runtimes that have one (Node, Bun), else a plain Uint8Array (Workers, Deno). */
   readonly bytes: Uint8Array;
 }
 
-export const MAX_ENTRIES = 1024;
+/** MAX_LIMITED_BODIES is how many bodies one limiter keeps. */
+export const MAX_LIMITED_BODIES = 1024;
 /** Composites wider than this are not cached (the violated-set mask must fit a safe integer). */
 const MAX_MEMBERS = 16;
 
@@ -36,7 +41,7 @@ export class LimitedBodies {
     this.#policies = policies;
   }
 
-  /** size is the number of bodies kept, at most MAX_ENTRIES. */
+  /** size is the number of bodies kept, at most MAX_LIMITED_BODIES. */
   get size(): number {
     return this.#cache.size;
   }
@@ -48,7 +53,7 @@ export class LimitedBodies {
     let body = this.#cache.get(slot);
     if (body === undefined) {
       body = build(decision);
-      if (this.#cache.size < MAX_ENTRIES) this.#cache.set(slot, body);
+      if (this.#cache.size < MAX_LIMITED_BODIES) this.#cache.set(slot, body);
     }
     return body;
   }
@@ -86,5 +91,5 @@ const encoder = NodeBuffer === undefined ? new TextEncoder() : undefined;
 function build(decision: Decision): LimitedBody {
   const response = limitedResponse(decision);
   const bytes = NodeBuffer === undefined ? encoder!.encode(response.body) : NodeBuffer.from(response.body);
-  return { status: response.status, contentType: response.contentType, bytes };
+  return { status: response.status, contentType: response.contentType, text: response.body, bytes };
 }

@@ -32,7 +32,7 @@
  * Nothing here runs, or allocates, unless one of the two options is given or a limiter releases.
  */
 import type { Decision } from '../../decision.js';
-import type { RateLimiter } from '../../limiter.js';
+import type { RateLimiter } from '../../limiter/limiter.js';
 import { describeValue } from '../../validate.js';
 import { isThenable } from '../decide/thenable.js';
 import { emitWarning } from './warning.js';
@@ -79,7 +79,7 @@ export type Settle = (outcome: Finished) => void;
 export type Claim<Req> = (req: Req, decision: Decision) => Settle | undefined;
 
 /**
- * claimer builds the plan's claim over the charges decide recorded, or undefined when no hook is given
+ * claimer builds the prepared options' claim over the charges decide recorded, or undefined when no hook is given
  * and no limiter releases (`releases`).
  */
 export function claimer<Req>(owner: string, hooks: AfterHooks<Req>, charges: WeakMap<object, Charge>, releases: boolean): Claim<Req> | undefined {

@@ -22,7 +22,7 @@
  * `abandon` is the same bound for adapters that see the client leave some other way (fetch and Hono:
  * the Request's signal) and the end as the Response they are handed.
  *
- * Cost: nothing unless the plan settles anything (countOutcome, settle, a limiter with release); then,
+ * Cost: nothing unless the prepared options settle anything (countOutcome, settle, a limiter with release); then,
  * per admitted request, one small object and one 'close' listener; an abandoned request adds two
  * method patches on its own response and one unref'd timer.
  */

@@ -4,15 +4,18 @@
  * bounds every call and judges the server by its silence while this process listens (./remote.ts), the
  * server clock behind the deadlines that keep a call from being decided twice (./server-clock.ts), the
  * failures and their event payload (./failure.ts), the failure policy's decisions (./decisions.ts), the
- * fallback's share of a limit (./fallback.ts) and the peer count it divides by (./peers.ts), and the
- * failure options with their defaults and messages (./options.ts).
+ * fallback's share of a limit (./fallback.ts) and the peer count it divides by (./peers.ts), the
+ * failure options with their defaults and messages (./options.ts), and the one-time warning of a store
+ * deciding without its server, with the causes a remote store names (./failure-warning.ts,
+ * ./failure-causes.ts); a store that is not remote (SQLite, Durable Objects) names its own causes.
  */
-export { type Interpret, type Outcome, type Request, type RemoteOptions, MAX_WAIT_FACTOR, Remote } from './remote.js';
-export { RATE_BOUND, ServerClock } from './server-clock.js';
-export { Failure, type FailureInfo, type FailureReason, OVERDUE, TIMEOUT, UNAVAILABLE, failureInfo, unreachable } from './failure.js';
+export { type Interpret, type Request, type RemoteOptions, MAX_WAIT_FACTOR, Remote } from './remote.js';
+export { ServerClock } from './server-clock.js';
+export { Failure, type FailureInfo, type FailureReason, TIMEOUT, UNAVAILABLE, failureInfo, unreachable } from './failure.js';
 export { CLOSED_RETRY_AFTER_MS, type FailurePolicy, closedDecision, decideByPolicy, fallbackDecision, openDecision } from './decisions.js';
 export { Fallback, fallbackPolicy } from './fallback.js';
-export { forgetFailureWarnings, warnFailureOnce } from './failure-warning.js';
+export { type FailureCause, type FailureWarningSource, failureWarner, forgetFailureWarnings, warnFailureOnce } from './failure-warning.js';
+export { type RemoteServer, remoteFailureCause } from './failure-causes.js';
 export { BEAT_MS, MEMBER_TTL_MS, Peers, peerId } from './peers.js';
 export {
   DEFAULT_PROBE_INTERVAL_MS,
@@ -21,7 +24,7 @@ export {
   type FailureOptions,
   type FallbackStore,
   type ResolvedFailureOptions,
-  integerMs,
+  failureWarningOption,
   optionFail,
   resolveFailureOptions,
 } from './options.js';

@@ -32,6 +32,13 @@ export interface FailureOptions {
    * fixes it, and 1 gives every process the whole limit.
    */
   readonly fallbackDivisor?: number | 'peers';
+  /**
+   * Warn once per process for each cause (a 'RatekeeperWarning' on process warnings, naming the cause:
+   * never connected, refused, timed out, an error reply) when the server could not decide and
+   * `onFailure` did (default true). No warning either while a 'failure' listener is attached: a store
+   * whose failures are listened to is not silent.
+   */
+  readonly failureWarning?: boolean;
 }
 
 /** FallbackStore is a synchronous store that can also decide composites. */
@@ -43,12 +50,13 @@ export interface ResolvedFailureOptions {
   readonly probeIntervalMs: number;
   readonly fallbackStore: FallbackStore;
   readonly fallbackDivisor: number | 'peers';
+  readonly failureWarning: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 1_000;
 export const DEFAULT_PROBE_INTERVAL_MS = 200;
 /** FAILURE_OPTIONS names the options above, for a store's unknown-option check. */
-export const FAILURE_OPTIONS: readonly string[] = ['timeoutMs', 'onFailure', 'probeIntervalMs', 'fallbackStore', 'fallbackDivisor'];
+export const FAILURE_OPTIONS: readonly string[] = ['timeoutMs', 'onFailure', 'probeIntervalMs', 'fallbackStore', 'fallbackDivisor', 'failureWarning'];
 const MAX_MS = 60_000;
 const MAX_DIVISOR = 1_000_000;
 
@@ -64,6 +72,13 @@ export function integerMs(owner: string, option: string, value: unknown, min: nu
   return value as number;
 }
 
+/** failureWarningOption validates a store's `failureWarning` option (default true: ./failure-warning.ts). */
+export function failureWarningOption(owner: string, value: unknown): boolean {
+  if (value === undefined) return true;
+  if (typeof value !== 'boolean') optionFail(owner, 'failureWarning', 'a boolean', value);
+  return value as boolean;
+}
+
 /** resolveFailureOptions validates the failure options of `o` for `owner` and fills in the defaults. */
 export function resolveFailureOptions(owner: string, o: Readonly<Record<string, unknown>>): ResolvedFailureOptions {
   return {
@@ -72,6 +87,7 @@ export function resolveFailureOptions(owner: string, o: Readonly<Record<string, 
     probeIntervalMs: o['probeIntervalMs'] === undefined ? DEFAULT_PROBE_INTERVAL_MS : integerMs(owner, 'probeIntervalMs', o['probeIntervalMs'], 0),
     fallbackStore: o['fallbackStore'] === undefined ? new MemoryStore() : fallbackStore(owner, o['fallbackStore']),
     fallbackDivisor: o['fallbackDivisor'] === undefined ? 'peers' : divisor(owner, o['fallbackDivisor']),
+    failureWarning: failureWarningOption(owner, o['failureWarning']),
   };
 }
 

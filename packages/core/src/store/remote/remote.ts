@@ -51,9 +51,6 @@ import { ServerClock } from './server-clock.js';
 /** Interpret maps what a call ended with (the reply, or a Failure) to what the caller gets; it must not throw. */
 export type Interpret<T> = (replyOrFailure: unknown) => T;
 
-/** @deprecated Renamed `Interpret`; this name leaves in the next minor version. */
-export type Outcome<T> = Interpret<T>;
-
 /** Request is one call as its store puts it on the wire. */
 export interface Request {
   /** deadlined: the request carries a deadline the server checks before changing anything (a decision). */
@@ -159,6 +156,11 @@ export class Remote {
     this.#options = options;
     this.#timeoutMs = options.timeoutMs;
     this.#tickMs = Math.max(1, Math.min(MAX_TICK_MS, Math.floor(options.timeoutMs / TICKS_PER_TIMEOUT)));
+  }
+
+  /** heard tells whether the server has ever answered this Remote (a store's warning then says "never connected" no more). */
+  get heard(): boolean {
+    return this.#heardOnce;
   }
 
   /** down tells whether the breaker is open (the server failed and has not answered since). */

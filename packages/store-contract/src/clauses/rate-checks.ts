@@ -8,7 +8,7 @@
 import type { Decision, Mode, RateLimiter } from '@ratekeeper/core';
 import { expect } from 'vitest';
 import { ALGORITHMS, type AlgorithmCase, limiterOf } from './algorithms.js';
-import { type Check, answered, check, decided } from './check.js';
+import { type Check, answered, check, decided } from '../check.js';
 
 const L = 5;
 

@@ -1,6 +1,6 @@
 /**
  * Bookings from several processes at once, for a store that several processes share (PostgresStore,
- * MySqlStore): four stores, each on its own connection pool, book 40 unit requests each on one key,
+ * MySqlStore, SqliteStore, RedisStore): four stores, each on its own connection pool, book 40 unit requests each on one key,
  * one after another per store and the four at once (160 transactions interleaved on the server), for
  * every algorithm, with default options and `time: 'client'` on one ManualClock. Taken in the order of
  * their instants the bookings are exactly the memory store's one-at-a-time queue (exactly `limit` go
@@ -17,9 +17,9 @@
  *
  *   bookingQueueChecks({ describe: describeDb, stores: async (mutant) => …, mutants: [[what, name]] });
  */
-import { FixedWindowLimiter, ManualClock, MemoryStore, type Reservation, type Store, reserve } from '@ratekeeper/core';
+import { FixedWindowLimiter, ManualClock, MemoryStore, type Mode, type Reservation, type Store, reserve } from '@ratekeeper/core';
 import { describe as vitestDescribe, expect, it } from 'vitest';
-import { type Spec, makeLimiter } from './histories.js';
+import { type Spec, makeLimiter } from '../differential/histories.js';
 
 const STORES = 4;
 const EACH = 40;
@@ -40,7 +40,7 @@ export interface BookingCheckOptions<Mutant extends string> {
    * process `index` on that process's own pool, with `time: 'client'` and otherwise default options, on
    * one table shared by all; of the package's own build, or of `mutant`'s.
    */
-  readonly stores: (mutant?: Mutant) => Promise<(index: number) => Store<'async'>>;
+  readonly stores: (mutant?: Mutant) => Promise<(index: number) => Store>;
   /** The store's mutants the queue check must catch, each as [what it does wrong, its name]; run on a fixed window. */
   readonly mutants: readonly (readonly [string, Mutant])[];
   /** The store's mutant whose cancel gives back at or after the booked instant. */
@@ -64,7 +64,7 @@ export function bookingQueueChecks<Mutant extends string>(options: BookingCheckO
     const limiters = Array.from({ length: STORES }, (_, i) => makeLimiter(spec, make(i), clock, name));
     const answers = await Promise.all(
       limiters.map(async (limiter) => {
-        const mine: Reservation<'async'>[] = [];
+        const mine: Reservation<Mode>[] = [];
         for (let i = 0; i < EACH; i++) mine.push(await reserve(limiter, 'k'));
         return mine;
       }),
@@ -118,7 +118,7 @@ export function bookingQueueChecks<Mutant extends string>(options: BookingCheckO
   /** fixed is a fixed window of `limit` per `windowMs` on a new store of process 0 (of `mutant`'s build). */
   async function fixed(clock: ManualClock, limit: number, windowMs: number, mutant?: Mutant) {
     const make = await options.stores(mutant);
-    return new FixedWindowLimiter<'async'>({ store: make(0), clock, limit, windowMs, name: `fixed${run++}` });
+    return new FixedWindowLimiter<Mode>({ store: make(0) as Store<Mode>, clock, limit, windowMs, name: `fixed${run++}` });
   }
 
   /** afterInstant: a booking whose instant has come, cancelled then: how many of two consumes at that instant are admitted (limit 2). */
@@ -150,7 +150,7 @@ export function bookingQueueChecks<Mutant extends string>(options: BookingCheckO
       for (let i = 0; i < 3; i++) expect((await limiter.consume('k')).allowed).toBe(true);
       const booked = await Promise.all([reserve(limiter, 'k'), reserve(limiter, 'k'), reserve(limiter, 'k')]);
       expect(booked.map((r) => r.delayMs)).toEqual([1000, 1000, 1000]);
-      const middle = booked[1] as Reservation<'async'>;
+      const middle = booked[1] as Reservation<Mode>;
       expect((await Promise.all([middle.cancel(), middle.cancel()])).sort()).toEqual([false, true]);
       clock.set(T0 + 1000);
       const admitted = (await Promise.all([limiter.consume('k'), limiter.consume('k')])).filter((d) => d.allowed).length;

@@ -18,12 +18,12 @@
  * never its rate), and its `refund` gives back to the rate members only (a lease is returned by
  * release, never twice). A composite without lease members has no `release`.
  */
-import type { Clock } from './clock.js';
-import type { Decision } from './decision.js';
+import type { Clock } from '../clock.js';
+import type { Decision } from '../decision.js';
 import { type Bookable, Limiter, type RateLimiter } from './limiter.js';
-import type { Policy } from './policy.js';
-import type { Mode, Result, Store, StoreBinding } from './store.js';
-import { describeValue, isCost, refuseCall } from './validate.js';
+import type { Policy } from '../policy.js';
+import type { Mode, Result, Store, StoreBinding } from '../store.js';
+import { describeValue, isCost, refuseCall } from '../validate.js';
 
 type Member<M extends Mode> = Limiter<Policy, M>;
 const OWNER = 'CompositeLimiter';

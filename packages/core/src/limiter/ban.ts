@@ -3,10 +3,11 @@
  *
  *   const login = new BanLimiter({ limiter: new FixedWindowLimiter({ limit: 5, windowMs: 900_000 }), banMs: 3_600_000 });
  *
- * A ban is state beside the algorithm's, not a step of it, so it has its own small contract, `Bans`,
- * which a store implements next to `bind`: `store.banned(binding, banMs)` returns a binding that
- * decides with the ban in front of the algorithm, atomically (the memory store in one synchronous
- * pass; Redis in the same single script call, so a decision still costs one round trip).
+ * A ban is state beside the algorithm's, not a step of it, so it is a capability of the Store contract
+ * (store.ts), which a store implements next to `bind`: `store.banned(binding, banMs)` returns a binding
+ * that decides with the ban in front of the algorithm, atomically (the memory store in one synchronous
+ * pass; Redis in the same single script call, so a decision still costs one round trip). A limiter on a
+ * store without it is refused at construction.
  *
  * Guarantees, on every store:
  * - while a key is banned, every request is denied with `retryAfterMs` and `resetAfterMs` equal to the
@@ -27,17 +28,15 @@
  *   a charge the limiter had already forgotten (a request that outlived its window) is given where the
  *   limiter gives it (its refund step), and may lift a ban as any refund does.
  */
-import type { Clock } from './clock.js';
-import type { Decision } from './decision.js';
+import type { Clock } from '../clock.js';
+import type { Decision } from '../decision.js';
 import { Limiter, type RateLimiter } from './limiter.js';
-import type { Policy } from './policy.js';
-import type { Mode, Result, StoreBinding } from './store.js';
-import { describeValue, isCost, positiveInteger, refuseCall, refuseUnknown } from './validate.js';
+import type { Policy } from '../policy.js';
+import type { Mode, Result, Store, StoreBinding } from '../store.js';
+import { describeValue, isCost, positiveInteger, refuseCall, refuseUnknown } from '../validate.js';
 
-/** Bans is what a store offers for bans: a binding with the ban decided in front of `binding`. */
-export interface Bans<M extends Mode = Mode> {
-  banned(binding: StoreBinding<M>, banMs: number): StoreBinding<M>;
-}
+/** Bans is the ban capability of the Store contract (Store.banned) on its own: a store that offers it. */
+export type Bans<M extends Mode = Mode> = Required<Pick<Store<M>, 'banned'>>;
 
 export interface BanOptions<M extends Mode> {
   /** The limiter whose denial starts a ban (a single-policy core limiter). */
@@ -66,8 +65,8 @@ export class BanLimiter<M extends Mode = 'sync'> implements RateLimiter<M> {
     // A lease must be released by whoever took it; a ban in front would hide the release.
     if (inner.policy.algorithm === 'concurrency') throw new TypeError(`${OWNER}: bans apply to rate limits, not to a ConcurrencyLimiter`);
     this.banMs = positiveInteger(OWNER, 'banMs', options.banMs);
-    const store = inner.store as unknown as Partial<Bans<M>>;
-    if (typeof store.banned !== 'function') throw new TypeError(`${OWNER}: the limiter's store does not support bans`);
+    const store: Store<M> = inner.store;
+    if (typeof store.banned !== 'function') throw new TypeError(`${OWNER}: limiter must be on a store with bans (Store.banned), got ${storeName(store)}`);
     this.#inner = inner as Limiter<Policy, M>;
     this.#binding = store.banned(inner.binding, this.banMs);
     this.#clock = inner.clock;
@@ -110,4 +109,10 @@ export class BanLimiter<M extends Mode = 'sync'> implements RateLimiter<M> {
     if (!this.#inner.refundable || this.#binding.refund === undefined) return this.#inner.refund(key, cost); // throws: cannot refund
     return this.#binding.refund(key, now, cost);
   }
+}
+
+/** storeName names a store for a refusal: its class, when it has one of its own. */
+function storeName(store: object): string {
+  const name = (store as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' && name !== 'Object' ? `a ${name}` : 'a store without banned';
 }

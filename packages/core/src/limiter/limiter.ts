@@ -13,14 +13,14 @@
  * Options are checked by name too: an option the limiter does not take (`stor` for `store`) is a
  * TypeError at construction rather than a default silently used.
  */
-import type { Algorithm } from './algorithm.js';
-import { type Clock, systemClock } from './clock.js';
-import type { Decision } from './decision.js';
-import { MemoryStore } from './memory/memory-store.js';
-import type { Policy } from './policy.js';
+import type { Algorithm } from '../algorithm.js';
+import { type Clock, systemClock } from '../clock.js';
+import type { Decision } from '../decision.js';
+import { MemoryStore } from '../memory/memory-store.js';
+import type { Policy } from '../policy.js';
 import { claimName } from './store-names.js';
-import type { Mode, Result, Store, StoreBinding } from './store.js';
-import { describeValue, isCost, refuseCall } from './validate.js';
+import type { Mode, Result, Store, StoreBinding } from '../store.js';
+import { describeValue, isCost, refuseCall } from '../validate.js';
 
 export interface RateLimiter<M extends Mode = Mode> {
   /** 'sync' when every call answers directly, 'async' when every call answers with a promise. */
@@ -41,6 +41,12 @@ export interface RateLimiter<M extends Mode = Mode> {
    * than the policy would net of refunds; atomic per key on every store. Present on every core limiter.
    */
   refund?(key: string, cost?: number): Result<M, void>;
+  /**
+   * refundable is false when `refund` would be refused: the algorithm has no refund step, or the store's
+   * bindings cannot refund (StoreBinding.refund, store.ts). prepareRateLimit reads it to refuse
+   * `countOutcome` and `settle` at construction. Absent, a limiter with `refund` is taken to refund.
+   */
+  readonly refundable?: boolean;
   /**
    * release returns `cost` (default 1) units of `key` that a request held while in flight (a
    * concurrency lease, see concurrency-limiter.ts), never below zero. Present only on limiters that hold
@@ -89,13 +95,12 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
   /** The store binding this limiter decides through (used by CompositeLimiter). */
   readonly binding: StoreBinding<M>;
   readonly #owner: string;
-  /** refundable: the algorithm has a refund step (every core algorithm does), so refund() works. */
+  /** refundable: the algorithm has a refund step (every core algorithm does) and the store's bindings refund, so refund() works. */
   readonly refundable: boolean;
   readonly bookable: Bookable<M>;
 
   protected constructor(owner: string, algorithm: Algorithm<P>, policy: P, options: LimiterOptions<M>) {
     this.#owner = owner;
-    this.refundable = algorithm.refund !== undefined;
     this.clock = options.clock === undefined ? systemClock : checkClock(owner, options.clock);
     this.store = options.store === undefined ? (new MemoryStore() as unknown as Store<M>) : checkStore(owner, options.store);
     if (options.store !== undefined) claimName(this.store, policy, options.name !== undefined, this);
@@ -103,6 +108,7 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
     this.policy = policy;
     this.policies = Object.freeze([policy]);
     this.binding = this.store.bind(algorithm, policy);
+    this.refundable = algorithm.refund !== undefined && typeof this.binding.refund === 'function';
     this.bookable = Object.freeze({ store: this.store, bindings: Object.freeze([this.binding]), policies: this.policies, clock: this.clock });
   }
 

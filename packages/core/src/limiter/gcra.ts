@@ -15,10 +15,10 @@
  * `max_burst`) count the burst beyond the first request: their max_burst + 1 is this `burst`.
  */
 import { Limiter, type LimiterOptions } from './limiter.js';
-import { tokenBucket } from './algorithms/token-bucket.js';
-import type { TokenBucketPolicy } from './policy.js';
-import type { Mode } from './store.js';
-import { fail, optionsObject, policyName, positiveNumber, quota, refuseUnknown } from './validate.js';
+import { tokenBucket } from '../algorithms/token-bucket.js';
+import type { TokenBucketPolicy } from '../policy.js';
+import type { Mode } from '../store.js';
+import { fail, optionsObject, policyName, positiveNumber, quota, refuseUnknown } from '../validate.js';
 
 export interface GcraOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
   /** T: milliseconds between requests at the sustained rate (> 0 and at least 0.001: at most 1e6/s). */
@@ -30,7 +30,7 @@ export interface GcraOptions<M extends Mode = 'sync'> extends LimiterOptions<M> 
 /** The option names GcraLimiter takes; any other is refused at construction. */
 export const GCRA_OPTIONS: ReadonlySet<string> = new Set(['emissionIntervalMs', 'burst', 'clock', 'store', 'name']);
 
-/** The bucket's bounds (bucket-and-window-limiters.ts): at most 1e6 per second, a full refill within 2^52 ms. */
+/** The bucket's bounds (bucket-and-window.ts): at most 1e6 per second, a full refill within 2^52 ms. */
 const MIN_INTERVAL_MS = 1e-3;
 const MAX_BURST_MS = 2 ** 52;
 

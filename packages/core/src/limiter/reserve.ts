@@ -49,12 +49,12 @@
  * a local fallback cannot keep the queue that other processes share, and 'open' would let a request
  * go at once that the caller asked to queue — both admissions nobody asked for.
  */
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import { mostRestrictive } from './composite.js';
-import type { Decision } from './decision.js';
+import type { Decision } from '../decision.js';
 import type { RateLimiter } from './limiter.js';
-import type { Booking, Mode, Result, Store, StoreBinding } from './store.js';
-import { callError, describeValue, isCost, refuseUnknown } from './validate.js';
+import type { Booking, Mode, Result, Store, StoreBinding } from '../store.js';
+import { callError, describeValue, isCost, refuseUnknown } from '../validate.js';
 
 export interface Reservation<M extends Mode = 'sync'> {
   /** Whether the request is booked. */

@@ -6,8 +6,8 @@
 import type { Mode, RateLimiter } from '@ratekeeper/core';
 import { expect } from 'vitest';
 import { ALGORITHMS, type AlgorithmCase, limiterOf } from './algorithms.js';
-import { type Check, answered, check, decided, refused } from './check.js';
-import { REFUSAL } from './options.js';
+import { type Check, answered, check, decided, refused } from '../check.js';
+import { REFUSAL } from '../options.js';
 import { consumeN, expectDenied } from './rate-checks.js';
 
 const L = 5;

@@ -1,6 +1,7 @@
 /**
  * Concurrency leases across processes, for a store whose leases live in a server several processes
- * share (PostgresStore, MySqlStore: core's LeaseHolder on the process side). The contract suite runs
+ * share, on the limiters' clock (PostgresStore, MySqlStore: core's LeaseHolder on the process side;
+ * SqliteStore: its own lease rows, with the same `renew(now)` and `held(key)`). The contract suite runs
  * acquire, release, peek, reset and composites on one store; these checks are what only several
  * processes show. Up to four stores, each on its own connection pool, stand for four processes, all
  * with `time: 'client'` on one ManualClock, so every expiry is exact:
@@ -18,7 +19,7 @@
  *
  *   leaseChecks({ describe: describeDb, ttlMs: DEFAULT_CONCURRENCY_LEASE_TTL_MS, stores: async (mutant) => … });
  */
-import { ConcurrencyLimiter, ManualClock, type Store } from '@ratekeeper/core';
+import { ConcurrencyLimiter, ManualClock, type Mode, type Store } from '@ratekeeper/core';
 import type { LeaseHolder } from '@ratekeeper/core/store';
 import { describe as vitestDescribe, expect, it } from 'vitest';
 
@@ -35,10 +36,10 @@ export interface LeaseCheckOptions {
    * process `index` on that process's own pool, with `time: 'client'`, on one table shared by all; of
    * the package's own build, or of `mutant`'s.
    */
-  readonly stores: (mutant?: LeaseMutant) => Promise<(index: number) => Store<'async'>>;
+  readonly stores: (mutant?: LeaseMutant) => Promise<(index: number) => Store>;
 }
 
-type Leases = ConcurrencyLimiter<'async'>;
+type Leases = ConcurrencyLimiter<Mode>;
 
 const T0 = 1_700_000_000_000;
 let run = 0;
@@ -52,7 +53,7 @@ export function leaseChecks(options: LeaseCheckOptions): void {
   async function processes(n: number, limit: number, clock: ManualClock, mutant?: LeaseMutant): Promise<Leases[]> {
     const make = await options.stores(mutant);
     const name = `leases${run++}`;
-    return Array.from({ length: n }, (_, i) => new ConcurrencyLimiter<'async'>({ store: make(i), clock, limit, name }));
+    return Array.from({ length: n }, (_, i) => new ConcurrencyLimiter<Mode>({ store: make(i) as Store<Mode>, clock, limit, name }));
   }
 
   /** stopped: process A takes the whole limit and stops; answers whether B is admitted at TTL - 1 and at TTL. */
@@ -134,7 +135,7 @@ export function leaseChecks(options: LeaseCheckOptions): void {
   });
 }
 
-/** holder is a limiter's lease binding (the store's LeaseHolder): its renewals and the units it holds. */
-function holder(limiter: Leases): LeaseHolder {
-  return limiter.binding as unknown as LeaseHolder;
+/** holder is a limiter's lease binding (the store's LeaseHolder, or its like): its renewals and the units it holds. */
+function holder(limiter: Leases): Pick<LeaseHolder, 'renew' | 'held'> {
+  return limiter.binding as unknown as Pick<LeaseHolder, 'renew' | 'held'>;
 }

@@ -9,8 +9,8 @@
 import { CompositeLimiter, type Mode, type RateLimiter, type Reservation, WaitError, reserve, wait } from '@ratekeeper/core';
 import { expect } from 'vitest';
 import { ALGORITHMS, type AlgorithmCase, limiterOf } from './algorithms.js';
-import { type Check, answered, check, decided, refused } from './check.js';
-import { REFUSAL } from './options.js';
+import { type Check, answered, check, decided, refused } from '../check.js';
+import { REFUSAL } from '../options.js';
 import { consumeN } from './rate-checks.js';
 
 const L = 5;

@@ -24,11 +24,11 @@
  * - On the memory store, a key holding leases is never evicted (memory/memory-binding.ts).
  * - A store whose bindings cannot refund is refused at construction: nothing could release a lease.
  */
-import { concurrency } from './algorithms/concurrency.js';
+import { concurrency } from '../algorithms/concurrency.js';
 import { Limiter, type LimiterOptions } from './limiter.js';
-import { type ConcurrencyPolicy, concurrencyPolicy } from './policy.js';
-import type { Mode, Result } from './store.js';
-import { describeValue, optionsObject, policyName, positiveInteger, quota, refuseUnknown } from './validate.js';
+import { type ConcurrencyPolicy, concurrencyPolicy } from '../policy.js';
+import type { Mode, Result } from '../store.js';
+import { describeValue, optionsObject, policyName, positiveInteger, quota, refuseUnknown } from '../validate.js';
 
 export interface ConcurrencyOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
   /** Most units in flight per key at once (a positive integer). */

@@ -9,8 +9,8 @@
 import { BanLimiter, type Mode } from '@ratekeeper/core';
 import { expect } from 'vitest';
 import { ALGORITHMS, type AlgorithmCase, DAY, limiterOf } from './algorithms.js';
-import { type Check, answered, check, decided, refused } from './check.js';
-import { REFUSAL } from './options.js';
+import { type Check, answered, check, decided, refused } from '../check.js';
+import { REFUSAL } from '../options.js';
 import { consumeN, expectDenied } from './rate-checks.js';
 
 const L = 2;

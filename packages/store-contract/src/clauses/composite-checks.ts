@@ -9,8 +9,8 @@
 import { CompositeLimiter, type Mode, type RateLimiter } from '@ratekeeper/core';
 import { expect } from 'vitest';
 import { ALGORITHMS, type AlgorithmCase, limiterOf } from './algorithms.js';
-import { type Check, type CheckContext, answered, check, decided, refused } from './check.js';
-import { REFUSAL } from './options.js';
+import { type Check, type CheckContext, answered, check, decided, refused } from '../check.js';
+import { REFUSAL } from '../options.js';
 
 /** remainingOf peeks a member alone: what it holds for `key`. */
 async function remainingOf(member: RateLimiter<Mode>, key: string, what: string): Promise<number> {

@@ -16,7 +16,7 @@
  * with a TypeError naming the `name` option. Names are remembered per store object (a WeakMap), each
  * only while a limiter holding it is alive; a limiter's own default MemoryStore is never shared.
  */
-import type { Policy } from './policy.js';
+import { type Policy, samePolicy } from '../policy.js';
 
 interface Claim {
   readonly policy: Policy;
@@ -44,14 +44,6 @@ class Names {
 }
 
 const stores = new WeakMap<object, Names>();
-
-/** samePolicy: the same algorithm with the same parameters (policies are flat frozen records). */
-export function samePolicy(a: Policy, b: Policy): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const k of keys) if (!Object.is((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k])) return false;
-  return true;
-}
 
 const clashes = new WeakMap<object, string>();
 

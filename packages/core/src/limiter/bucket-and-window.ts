@@ -4,10 +4,10 @@
  * take), derives an immutable policy and binds it to
  * its store. The caller's options object is never mutated.
  */
-import { fixedWindow } from './algorithms/fixed-window.js';
-import { MAX_LOG, slidingLog } from './algorithms/sliding-log.js';
-import { slidingWindow } from './algorithms/sliding-window.js';
-import { tokenBucket } from './algorithms/token-bucket.js';
+import { fixedWindow } from '../algorithms/fixed-window.js';
+import { MAX_LOG, slidingLog } from '../algorithms/sliding-log.js';
+import { slidingWindow } from '../algorithms/sliding-window.js';
+import { tokenBucket } from '../algorithms/token-bucket.js';
 import { Limiter, type LimiterOptions } from './limiter.js';
 import {
   type FixedWindowPolicy,
@@ -17,9 +17,9 @@ import {
   type WindowAlgorithm,
   tokenBucketPolicy,
   windowPolicy,
-} from './policy.js';
-import type { Mode } from './store.js';
-import { fail, optionsObject, policyName, positiveInteger, positiveNumber, quota, refuseUnknown } from './validate.js';
+} from '../policy.js';
+import type { Mode } from '../store.js';
+import { fail, optionsObject, policyName, positiveInteger, positiveNumber, quota, refuseUnknown } from '../validate.js';
 
 export interface TokenBucketOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
   /** Bucket size: the largest burst (a positive integer). */
