@@ -3,7 +3,8 @@
  * once, writes the rate-limit headers, and then either passes the request on with `next()` or answers
  * it (429 `application/problem+json` by default, 503 when a store failing 'closed' decided).
  *
- * Everything but that translation lives in `@ratekeeper/core` (prepareRateLimit): option validation,
+ * Everything but that translation lives in `@ratekeeper/core` (prepareRateLimit, then answerNode with
+ * this framework's steps): option validation,
  * the default key (`req.ip`, so Express's own `trust proxy` setting decides whether X-Forwarded-For
  * counts; IPv6 grouped by prefix), header values and the problem body. Options are validated when
  * rateLimit is called, never per request.
@@ -29,11 +30,24 @@
  * answered anyway (Express has no other end to a handler). Without those options nothing is watched.
  *
  * On a synchronous limiter (the memory store) an allowed request costs one Decision and its header
- * strings: no promise and no closure per request.
+ * strings: no promise and no closure per request. The client IP is `req.ip`, read without its
+ * forwarding-header walk when Express's trust function does not trust the socket's peer (the default,
+ * `trust proxy` off): proxy-addr then answers that peer's address whatever the headers say (clientIp).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Decision, ProxySetting, RateLimitOptions } from '@ratekeeper/core';
-import { type Decided, type PreparedRateLimit, bySocket, describeValue, prepareRateLimit, sendLimited, setNodeHeader } from '@ratekeeper/core/adapter';
+import {
+  type Decided,
+  type NodeAnswer,
+  type PreparedRateLimit,
+  answerNode,
+  bySocket,
+  describeValue,
+  prepareRateLimit,
+  replaceNodeHeader,
+  sendLimited,
+  setNodeHeader,
+} from '@ratekeeper/core/adapter';
 
 declare global {
   // Express types its Request through this global namespace (express-serve-static-core).
@@ -73,27 +87,22 @@ type Handler = NonNullable<ExpressRateLimitOptions['handler']>;
 
 /** rateLimit validates `options` and returns the middleware, for `app.use`, a Router or one route. */
 export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
-  const prepared = prepareRateLimit<Request>(
-    OWNER,
-    options,
-    ['handler'],
-    bySocket((req: Request) => req.socket),
-  );
+  const prepared = prepareRateLimit<Request>(OWNER, options, ['handler'], { ...bySocket((req: Request) => req.socket), framework: 'express' });
   const custom = options?.handler;
   if (custom !== undefined && typeof custom !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(custom)}`);
   }
-  const handler: Handler = custom === undefined ? (_req, res, decision) => sendLimited(res, prepared.body(decision)) : presetStatus(prepared, custom);
+  const answer = expressAnswer(custom);
   const proxy = prepared.watchProxy(PROXY);
   const resolved = (req: Request, res: Response, next: NextFunction, decided: Decided): void => {
     if (decided === undefined) next();
-    else if (decided !== null) respond(prepared, handler, req, res, next, decided);
+    else if (decided !== null) respond(prepared, answer, req, res, next, decided);
   };
 
   return function rateLimit(req: Request, res: Response, next: NextFunction): void {
     let decided: Decision | Promise<Decided> | undefined;
     try {
-      const ip = req.ip;
+      const ip = clientIp(req);
       if (proxy.pending) proxy.observe(ip, req.socket.remoteAddress, req.headers);
       decided = prepared.decide(req, ip);
     } catch (error) {
@@ -102,34 +111,52 @@ export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
     }
     if (decided === undefined) next();
     else if (decided instanceof Promise) decided.then((later) => resolved(req, res, next, later), next);
-    else respond(prepared, handler, req, res, next, decided);
+    else respond(prepared, answer, req, res, next, decided);
   };
 }
 
 /**
- * respond writes the headers and passes the request on or answers it. It never throws (it runs inside
- * a promise callback on an async limiter, where a throw would be an unhandled rejection): a header the
- * response refuses and an error from the handler go to `next(err)`.
+ * respond writes the headers and passes the request on or answers it (core's answerNode). It never
+ * throws (it runs inside a promise callback on an async limiter, where a throw would be an unhandled
+ * rejection): a header the response refuses and an error from the handler go to `next(err)`.
  */
-function respond(prepared: PreparedRateLimit<Request>, handler: Handler, req: Request, res: Response, next: NextFunction, decision: Decision): void {
+function respond(prepared: PreparedRateLimit<Request>, answer: ExpressAnswer, req: Request, res: Response, next: NextFunction, decision: Decision): void {
   // First, whatever happens next: an admitted request's work is followed to its end (core's work.ts).
   if (prepared.watch !== undefined) prepared.watch(req, res, decision);
-  if (res.headersSent) return;
-  req.rateLimit = decision;
-  let blocked: boolean;
+  let goesOn: boolean | undefined;
   try {
-    prepared.writeHeaders(res, setNodeHeader, decision);
-    blocked = prepared.blocks(decision);
-    if (blocked) {
-      const done = handler(req, res, decision);
-      if (done instanceof Promise) done.catch(next);
-    }
+    goesOn = answerNode(prepared, answer, req, res, next, decision);
   } catch (error) {
     next(error);
     return;
   }
-  if (blocked) return;
-  next();
+  if (goesOn === true) next();
+}
+
+/** ExpressAnswer's steps answer true when the request goes on, for respond to call next() outside its try. */
+type ExpressAnswer = NodeAnswer<Request, Response, NextFunction, boolean>;
+
+/** expressAnswer is Express's part of core's answerNode: Node's response itself, the decision on `req`. */
+function expressAnswer(custom: Handler | undefined): ExpressAnswer {
+  return {
+    answered: (res) => res.headersSent,
+    holder: (req) => req,
+    first: replaceNodeHeader,
+    later: setNodeHeader,
+    pass: () => true,
+    send: (_req, res, body) => {
+      sendLimited(res, body);
+      return false;
+    },
+    handle:
+      custom === undefined
+        ? undefined
+        : (req, res, next, decision, status) => {
+            const done = presetStatus(custom, req, res, decision, status);
+            if (done instanceof Promise) done.catch(next);
+            return false;
+          },
+  };
 }
 
 /**
@@ -139,20 +166,32 @@ function respond(prepared: PreparedRateLimit<Request>, handler: Handler, req: Re
  * final handler answers an error without a status of its own with the response's 4xx/5xx status, which
  * would dress a broken handler up as a rate limit instead of a 500.
  */
-function presetStatus(prepared: PreparedRateLimit<Request>, custom: Handler): Handler {
-  return (req, res, decision) => {
-    const before = res.statusCode;
-    const takeBack = (error: unknown): never => {
-      if (!res.headersSent) res.statusCode = before;
-      throw error;
-    };
-    res.statusCode = prepared.body(decision).status;
-    let done: unknown;
-    try {
-      done = custom(req, res, decision);
-    } catch (error) {
-      return takeBack(error);
-    }
-    return done instanceof Promise ? done.catch(takeBack) : done;
+function presetStatus(custom: Handler, req: Request, res: Response, decision: Decision, status: number): unknown {
+  const before = res.statusCode;
+  const takeBack = (error: unknown): never => {
+    if (!res.headersSent) res.statusCode = before;
+    throw error;
   };
+  res.statusCode = status;
+  let done: unknown;
+  try {
+    done = custom(req, res, decision);
+  } catch (error) {
+    return takeBack(error);
+  }
+  return done instanceof Promise ? done.catch(takeBack) : done;
+}
+
+/**
+ * clientIp is `req.ip` as Express resolves it. proxy-addr walks the forwarding headers only past peers
+ * the app's `trust proxy fn` trusts, starting with the socket's peer; when that one is not trusted
+ * (`trust proxy` off, the default, or a list it is not on) the answer is the peer's own address, read
+ * here without the walk. A request whose `ip` was redefined on it, or an app without a trust
+ * function, is asked `req.ip` itself.
+ */
+function clientIp(req: Request): string | undefined {
+  const peer = req.socket.remoteAddress;
+  const trust: unknown = req.app.get('trust proxy fn');
+  if (peer === undefined || typeof trust !== 'function' || Object.hasOwn(req, 'ip') || trust(peer, 0)) return req.ip;
+  return peer;
 }

@@ -1,6 +1,8 @@
 /**
- * What the onRequest hook does once a Decision exists: write the rate-limit headers, then either let
- * the request go on (`done()`) or answer it in place of the route handler.
+ * fastifyAnswer is a route limit's part in core's answerNode, which the onRequest hook calls once a
+ * Decision exists (the headers, then `done()` or an answer in place of the route handler). In Fastify's
+ * terms: a reply already sent, or whose raw head went out, is left alone; the decision is left on
+ * `request.rateLimit`; the headers go on the reply, not the raw response, so Fastify's hooks see them.
  *
  * The default answer is the precomputed problem+json bytes of the limiter (LimitedBodies): no object,
  * no JSON.stringify, no error and no stack trace on the limited path. A custom handler runs with the
@@ -18,32 +20,58 @@
  * answered request, so the lifecycle stops before the body is parsed.
  */
 import type { Decision } from '@ratekeeper/core';
+import type { LimitedBody, NodeAnswer, PreparedRateLimit } from '@ratekeeper/core/adapter';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { RouteLimit } from './route-limit.js';
+import type { RateLimitHandler } from './options.js';
+
+/** FastifyAnswer is a route limit's steps of core's answerNode, built once per RouteLimit. */
+export type FastifyAnswer = NodeAnswer<FastifyRequest, FastifyReply, HookHandlerDoneFunction, void>;
 
 const setHeader = (reply: FastifyReply, name: string, value: string): void => {
   reply.header(name, value);
 };
 
-/** finish writes the headers for `decision` and passes the request on or answers it. */
-export function finish(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision): void {
-  request.rateLimit = decision;
-  limit.prepared.writeHeaders(reply, setHeader, decision);
-  if (!limit.prepared.blocks(decision)) done();
-  else if (limit.handler === undefined) sendDefault(limit, reply, decision);
-  else runHandler(limit, request, reply, done, decision);
+/**
+ * joinHeader is the setter once an earlier limiter (another registration) decided this request: Fastify
+ * keeps one value per field, so a List field's items join the earlier ones with ", ", which is the
+ * same List as a second field line (RFC 9651 §3.1); the other fields are replaced, as on every adapter.
+ */
+const joinHeader = (reply: FastifyReply, name: string, value: string, append: boolean): void => {
+  const before = append ? reply.getHeader(name) : undefined;
+  reply.header(name, typeof before === 'string' && before !== '' ? `${before}, ${value}` : value);
+};
+
+/** fastifyAnswer builds a route limit's FastifyAnswer from its prepared options and its handler. */
+export function fastifyAnswer(prepared: PreparedRateLimit<FastifyRequest>, handler: RateLimitHandler | undefined): FastifyAnswer {
+  return {
+    // Someone else already answered (an earlier hook writing on the raw response): touch nothing.
+    answered: (reply) => reply.sent || reply.raw.headersSent,
+    holder: (request) => request,
+    first: setHeader,
+    later: joinHeader,
+    pass: (_request, _reply, done) => done(),
+    send: (_request, reply, body) => sendBody(reply, body),
+    handle: handler === undefined ? undefined : (request, reply, done, decision, status) => runHandler(prepared, handler, request, reply, done, decision, status),
+  };
 }
 
-function sendDefault(limit: RouteLimit, reply: FastifyReply, decision: Decision): void {
-  const body = limit.prepared.body(decision);
+function sendBody(reply: FastifyReply, body: LimitedBody): void {
   reply.code(body.status).header('content-type', body.contentType).send(body.bytes);
 }
 
-function runHandler(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision): void {
-  reply.code(limit.prepared.body(decision).status);
+function runHandler(
+  prepared: PreparedRateLimit<FastifyRequest>,
+  handler: RateLimitHandler,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+  decision: Decision,
+  status: number,
+): void {
+  reply.code(status);
   let result: unknown;
   try {
-    result = (limit.handler as NonNullable<RouteLimit['handler']>)(request, reply, decision);
+    result = handler(request, reply, decision);
   } catch (error) {
     failed(reply, done, error);
     return;
@@ -51,10 +79,10 @@ function runHandler(limit: RouteLimit, request: FastifyRequest, reply: FastifyRe
   if (result === reply || result === undefined) return;
   if (isThenable(result))
     result.then(
-      (value) => sendReturned(limit, reply, done, decision, value),
+      (value) => sendReturned(prepared, reply, done, decision, value),
       (error: unknown) => failed(reply, done, error),
     );
-  else sendReturned(limit, reply, done, decision, result);
+  else sendReturned(prepared, reply, done, decision, result);
 }
 
 /** failed hands a handler's error to Fastify's error handler, as a 500 unless the error names a status. */
@@ -67,11 +95,11 @@ function failed(reply: FastifyReply, done: HookHandlerDoneFunction, error: unkno
  * sendReturned sends what the handler returned; for an async handler that resolved to undefined without
  * answering, the default body.
  */
-function sendReturned(limit: RouteLimit, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision, value: unknown): void {
+function sendReturned(prepared: PreparedRateLimit<FastifyRequest>, reply: FastifyReply, done: HookHandlerDoneFunction, decision: Decision, value: unknown): void {
   if (value === reply || reply.sent) return;
   try {
     if (value !== undefined) reply.send(value);
-    else if (!reply.raw.headersSent) sendDefault(limit, reply, decision);
+    else if (!reply.raw.headersSent) sendBody(reply, prepared.body(decision));
   } catch (error) {
     failed(reply, done, error);
   }

@@ -9,7 +9,7 @@
  * to each route in `onRoute` (the @fastify/rate-limit way), because only a context hook covers 404s and
  * the routes `onRoute` never sees: those added to the instance before the plugin finished loading
  * (`app.register(rateLimit); app.get(…)` without await) and those of contexts registered before it.
- * The price is one `request.routeOptions` read per request to find the route's limit (about 0.1 µs).
+ * The price is one `request.routeOptions` read per request to find the route's limit.
  *
  * Per-route `config.rateLimit`: `false` exempts the route (no count, no headers); an options object
  * replaces the registration's limit for that route (merged over the registration options, see
@@ -35,10 +35,9 @@
  * and its header strings: no promise and no closure per request.
  */
 import type { Decision } from '@ratekeeper/core';
-import type { Decided } from '@ratekeeper/core/adapter';
+import { type Decided, answerNode } from '@ratekeeper/core/adapter';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
-import { finish } from './answer.js';
 import type { FastifyRateLimitOptions } from './options.js';
 import { type RouteLimit, prepareGlobal, prepareRoute } from './route-limit.js';
 
@@ -92,18 +91,13 @@ function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions
       ip = request.ip;
       if (limit.proxy.pending) limit.proxy.observe(ip, request.socket?.remoteAddress, request.headers);
     }
-    // A throw from decide or finish on this synchronous path is caught by Fastify's hook runner.
+    // A throw from decide or answerNode on this synchronous path is caught by Fastify's hook runner.
     const first = limit.prepared.decide(request, ip);
     if (first === undefined) next();
-    // The second `then` also catches a throw from finish, which would otherwise be an unhandled rejection.
+    // The second `then` also catches a throw from answerNode, which would otherwise be an unhandled rejection.
     else if (first instanceof Promise) first.then((later: Decided) => resume(limit, request, reply, next, later)).then(undefined, next);
     else decided(limit, request, reply, next, first);
   });
-}
-
-/** answered: someone else already answered (an earlier hook writing on the raw response): touch nothing. */
-function answered(reply: FastifyReply): boolean {
-  return reply.sent || reply.raw.headersSent;
 }
 
 /** resume goes on from an async decide: skipped goes on; a gone client (null) or an answered reply gets nothing more. */
@@ -115,12 +109,12 @@ function resume(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply,
 /**
  * decided hands an admitted request's response to core's watch first, whatever happens next (its lease
  * is released when its work is over: the response completed or failed, or, when the client left
- * first, the handler answered anyway; core's http/settle/work.ts), then finishes unless someone else
- * already answered.
+ * first, the handler answered anyway; core's http/settle/work.ts), then answers it (core's answerNode
+ * with the route's steps, answer.ts), unless someone else already answered.
  */
 function decided(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction, decision: Decision): void {
   if (limit.prepared.watch !== undefined) limit.prepared.watch(request, reply.raw, decision);
-  if (!answered(reply)) finish(limit, request, reply, next, decision);
+  answerNode(limit.prepared, limit.answer, request, reply, next, decision);
 }
 
 function describeRoute(method: string | readonly string[] | undefined, url: string | undefined): string {

@@ -1,7 +1,8 @@
 /**
  * A RouteLimit is everything the onRequest hook needs for the requests of one route, prepared once:
- * core's PreparedRateLimit (validated options, the limiter, header values), the limited-response handler,
- * the default 429 bodies as bytes, and whether the key needs the client IP at all.
+ * core's PreparedRateLimit (validated options, the limiter, header values, the default 429 bodies), how
+ * a decided request is answered (answer.ts, with the limited-response handler), and whether the key
+ * needs the client IP at all.
  *
  * `prepareGlobal` validates the registration options. `prepareRoute` validates one route's
  * `config.rateLimit` merged over them: every behaviour option the route does not give (key, cost,
@@ -20,7 +21,8 @@
 import type { ProxySetting } from '@ratekeeper/core';
 import { LIMITER_OPTIONS, type PreparedRateLimit, type ProxyWarning, SHORTHAND, bySocket, describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { FastifyRequest } from 'fastify';
-import type { FastifyRateLimitOptions, RateLimitHandler, RouteRateLimitOptions } from './options.js';
+import { type FastifyAnswer, fastifyAnswer } from './answer.js';
+import type { FastifyRateLimitOptions, RouteRateLimitOptions } from './options.js';
 
 export const OWNER = 'rateLimit';
 const EXTRA = ['handler', 'global'] as const;
@@ -29,7 +31,8 @@ const SHORTHAND_CARRIED = SHORTHAND.filter((k) => k !== 'name');
 
 export interface RouteLimit {
   readonly prepared: PreparedRateLimit<FastifyRequest>;
-  readonly handler: RateLimitHandler | undefined;
+  /** How a decided request is answered: the default body or the route's handler (answer.ts). */
+  readonly answer: FastifyAnswer;
   /** False when a `key` function replaces the IP, so request.ip (proxy-addr work) is never read. */
   readonly needsIp: boolean;
   /** The once-per-process trust-proxy check, in Fastify's terms. */
@@ -86,8 +89,8 @@ function inherited(global: FastifyRateLimitOptions, globalLimit: RouteLimit, own
   return base;
 }
 
-/** The client's Node socket (none on a request made with fastify.inject). */
-const nodeClient = bySocket((request: FastifyRequest) => request.raw.socket);
+/** The client's Node socket (none on a request made with fastify.inject), and Fastify's terms for option errors. */
+const nodeClient = { ...bySocket((request: FastifyRequest) => request.raw.socket), framework: 'fastify' } as const;
 
 function prepare(owner: string, options: FastifyRateLimitOptions | undefined): RouteLimit {
   const prepared = prepareRateLimit<FastifyRequest>(owner, options, EXTRA, nodeClient);
@@ -95,7 +98,7 @@ function prepare(owner: string, options: FastifyRateLimitOptions | undefined): R
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${owner}: handler must be a function, got ${describeValue(handler)}`);
   }
-  return { prepared, handler, needsIp: options?.key === undefined, proxy: prepared.watchProxy(PROXY) };
+  return { prepared, answer: fastifyAnswer(prepared, handler), needsIp: options?.key === undefined, proxy: prepared.watchProxy(PROXY) };
 }
 
 /** withOwner prefixes a limiter constructor's message with the route, keeping the error's class. */

@@ -217,7 +217,21 @@ describe('headers', () => {
 
 describe('validation at registration', () => {
   const cases: [string, unknown, ErrorConstructor, string][] = [
-    ['an unknown option', { windowMS: 1000 }, TypeError, 'rateLimit: unknown option "windowMS"'],
+    ['a typo of an option', { windowMS: 1000 }, TypeError, 'rateLimit: unknown option "windowMS": did you mean "windowMs"?'],
+    ['a typo of the handler', { handlr: () => undefined }, TypeError, 'rateLimit: unknown option "handlr": did you mean "handler"?'],
+    ['a far-off unknown option', { frobnicate: true }, TypeError, 'rateLimit: unknown option "frobnicate"'],
+    [
+      "express-rate-limit's message",
+      { message: 'Too many requests' },
+      TypeError,
+      'rateLimit: unknown option "message": write a handler instead: handler: (request, reply) => reply.send(\'Too many requests\') (it runs with the status already set to 429)',
+    ],
+    [
+      "express-rate-limit's statusCode",
+      { statusCode: 503 },
+      TypeError,
+      'rateLimit: unknown option "statusCode": write a handler that sets it: handler: (request, reply) => reply.code(503).send(\'…\') (the default is 429)',
+    ],
     ['a NaN capacity', { capacity: Number.NaN }, RangeError, 'TokenBucketLimiter: capacity must be a positive integer, got NaN'],
     ['a bad header style', { headers: 'draft-7' }, TypeError, "rateLimit: headers must be 'draft-10', 'legacy', 'both' or false, got \"draft-7\""],
     ['a handler that is not a function', { handler: 429 }, TypeError, 'rateLimit: handler must be a function, got 429'],

@@ -152,7 +152,19 @@ describe('route option validation', () => {
   it('throws from the route registration, naming the route and the unknown option', async () => {
     const app = await appWith({ clock });
     expect(() => app.get('/x', { config: { rateLimit: { limt: 5 } as never } }, async () => 'x')).toThrow(
-      new TypeError(`rateLimit: config.rateLimit of route GET /x: unknown option "limt"`),
+      new TypeError(`rateLimit: config.rateLimit of route GET /x: unknown option "limt": did you mean "limit"?`),
+    );
+  });
+
+  it("names no option for a far-off name, and refuses message in Fastify's terms", async () => {
+    const app = await appWith({ clock });
+    expect(() => app.get('/y', { config: { rateLimit: { frobnicate: 1 } as never } }, async () => 'y')).toThrow(
+      new TypeError(`rateLimit: config.rateLimit of route GET /y: unknown option "frobnicate"`),
+    );
+    expect(() => app.get('/z', { config: { rateLimit: { message: 'slow down' } as never } }, async () => 'z')).toThrow(
+      new TypeError(
+        `rateLimit: config.rateLimit of route GET /z: unknown option "message": write a handler instead: handler: (request, reply) => reply.send('Too many requests') (it runs with the status already set to 429)`,
+      ),
     );
   });
 

@@ -11,8 +11,8 @@
  * The same request checked twice (two checks in a row, or one mounted twice) holds both Settles; one
  * hand-over settles both. A request whose Request has no signal is held unwatched until handed over.
  */
-import { type Claim, type Decision, type Finished, type Settle } from '@ratekeeper/core';
-import { abandon } from '@ratekeeper/core/adapter';
+import { type Decision } from '@ratekeeper/core';
+import { abandon, type Claim, type Finished, type Settle } from '@ratekeeper/core/adapter';
 import { onFinished } from './on-finished.js';
 
 interface Holding {

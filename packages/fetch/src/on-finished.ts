@@ -22,7 +22,7 @@
  * Adapters hand it their settle (countOutcome, settle) and, for leases, their release: whatever must
  * happen once per response, after it, on Bun, Deno, Workers, Next.js and Node's fetch servers alike.
  */
-import type { Finished } from '@ratekeeper/core';
+import type { Finished } from '@ratekeeper/core/adapter';
 
 /** onFinished returns `response`, or a copy of it, whose end runs `done` once (see above). */
 export function onFinished(response: Response, done: (finished: Finished) => void, request?: Request): Response {

@@ -138,15 +138,21 @@ const isThenable = (value: unknown): value is PromiseLike<Response> => typeof (v
 /**
  * rateLimit validates `options` at once and returns the check. `raw` is for adapters built on this one
  * whose request object is not the Request (Hono's Context): it finds the Request, whose `signal` tells
- * a client gone during an async lookup or a delay-mode wait. Default: the request itself.
+ * a client gone during an async lookup or a delay-mode wait. Default: the request itself. `framework`
+ * is for them too: whose handler an option error shows ('hono': `(c) => c.text(…)`; default 'fetch').
  */
-export function rateLimit<Req extends object = Request>(options?: FetchRateLimitOptions<Req>, raw?: (request: Req) => Request): FetchRateLimit<Req> {
+export function rateLimit<Req extends object = Request>(
+  options?: FetchRateLimitOptions<Req>,
+  raw?: (request: Req) => Request,
+  framework: 'fetch' | 'hono' = 'fetch',
+): FetchRateLimit<Req> {
   if (raw !== undefined && typeof raw !== 'function') throw new TypeError(`${OWNER}: raw must be a function, got ${describeValue(raw)}`);
+  if (framework !== 'fetch' && framework !== 'hono') throw new TypeError(`${OWNER}: framework must be 'fetch' or 'hono', got ${describeValue(framework)}`);
   const requestOf = raw ?? ((request: Req) => request as unknown as Request);
   const gone = (request: Req): boolean => requestOf(request).signal?.aborted === true;
   const socket = (request: Req) => signalSocket(requestOf(request).signal);
   refuseProxyWarning(options);
-  const prepared = prepareRateLimit<Req>(OWNER, options, ['handler'], { gone, socket });
+  const prepared = prepareRateLimit<Req>(OWNER, options, ['handler'], { gone, socket, framework });
   const claim = prepared.claim;
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {

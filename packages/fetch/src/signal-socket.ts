@@ -6,7 +6,7 @@
  * aborts it lets the wait run to its bound (the booking then stays, as for a client still there).
  * A request without a signal is not watched (undefined).
  */
-import type { ClientSocket } from '@ratekeeper/core';
+import type { ClientSocket } from '@ratekeeper/core/adapter';
 
 export function signalSocket(signal: AbortSignal | null | undefined): ClientSocket | undefined {
   if (signal === undefined || signal === null) return undefined;

@@ -10,12 +10,13 @@
  */
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FixedWindowLimiter, type Finished, ManualClock } from '@ratekeeper/core';
+import { FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { onFinished, rateLimit } from '../src/index.js';
 import { serveFetch } from './helpers.js';
 import { settlesTwice } from './mutants/settles-twice.js';
 import { silentOnCancel } from './mutants/silent-on-cancel.js';
+import { type Finished } from '@ratekeeper/core/adapter';
 
 type Wrap = typeof onFinished;
 const KB = new Uint8Array(1000).fill(120);

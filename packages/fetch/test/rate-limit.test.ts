@@ -3,7 +3,7 @@
  * explicitly (none is never a shared bucket), the application's own Response getting the headers
  * (immutable ones copied, never thrown on), and wrap around a whole handler.
  */
-import { validationSuite } from '@ratekeeper/adapter-contract';
+import { refusalSuite, validationSuite } from '@ratekeeper/adapter-contract';
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { describe, expect, it, vi } from 'vitest';
 import { type FetchRateLimit, type FetchRateLimitOptions, rateLimit } from '../src/index.js';
@@ -14,6 +14,14 @@ const get = (path = '/') => new Request(`http://localhost${path}`);
 
 describe('rateLimit options', () => {
   validationSuite(rateLimit);
+  refusalSuite(rateLimit, {
+    message: "write a handler instead: handler: (request) => new Response('Too many requests') (a Response whose status you leave at 200 is answered as 429)",
+    statusCode: "write a handler that sets it: handler: (request) => new Response('…', { status: 503 }) (the default is 429)",
+  });
+
+  it('refuses a framework other than fetch or Hono, naming it', () => {
+    expect(() => rateLimit({}, undefined, 'express' as never)).toThrowError(new TypeError(`rateLimit: framework must be 'fetch' or 'hono', got "express"`));
+  });
 
   it('returns a named async check taking the request and the client address', () => {
     const check = rateLimit();

@@ -71,7 +71,7 @@ export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>
     );
   }
   const { getConnInfo, ip, ...rest } = options ?? {};
-  const limit = fetchRateLimit<Context<E>>(rest, (c) => c.req.raw);
+  const limit = fetchRateLimit<Context<E>>(rest, (c) => c.req.raw, 'hono');
   const address = addressOf<E>(getConnInfo, ip, rest.key !== undefined);
 
   /** go runs the rest of the app for an admitted (or uncounted) request, then writes the headers. */

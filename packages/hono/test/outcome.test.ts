@@ -9,12 +9,13 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { outcomeSuite } from '@ratekeeper/adapter-contract';
-import { FixedWindowLimiter, type Finished, ManualClock } from '@ratekeeper/core';
+import { FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import { describe, expect, it } from 'vitest';
 import { rateLimit } from '../src/index.js';
 import { driver, serveApp } from './helpers.js';
+import { type Finished } from '@ratekeeper/core/adapter';
 
 outcomeSuite([driver]);
 

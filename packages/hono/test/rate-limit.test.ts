@@ -3,7 +3,7 @@
  * address comes from), the decision on `c.var.rateLimit` with its type, and the headers on whatever
  * the route returns. Driven through `app.request`, Hono's own in-process fetch.
  */
-import { validationSuite } from '@ratekeeper/adapter-contract';
+import { refusalSuite, validationSuite } from '@ratekeeper/adapter-contract';
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +18,11 @@ const isOptions = (o: unknown) => typeof o === 'object' && o !== null && !Array.
 describe('rateLimit options', () => {
   // The contract's table, with an address source added wherever the options are an object.
   validationSuite(((o: unknown) => rateLimit((isOptions(o) && !('ip' in (o as object)) ? { ip: fromHeader, ...(o as object) } : o) as never)) as never);
+  // Hono's terms, although @ratekeeper/fetch checks the options.
+  refusalSuite(((o: object) => rateLimit({ ip: fromHeader, ...o } as never)) as never, {
+    message: "write a handler instead: handler: (c) => c.text('Too many requests') (a Response whose status you leave at 200 is answered as 429)",
+    statusCode: "write a handler that sets it: handler: (c) => c.text('…', 503) (the default is 429)",
+  });
 
   it('returns a named two-argument middleware that answers Hono with a promise on every path, a synchronous decision included', async () => {
     const middleware = rateLimit({ ip: fromHeader, limiter: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, clock: new ManualClock(0) }) });

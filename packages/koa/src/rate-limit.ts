@@ -3,7 +3,8 @@
  * once, writes the rate-limit headers, and then either awaits `next()` or answers the request itself
  * (429 `application/problem+json` by default, 503 when a store failing 'closed' decided).
  *
- * Everything but that translation lives in `@ratekeeper/core` (prepareRateLimit): option validation,
+ * Everything but that translation lives in `@ratekeeper/core` (prepareRateLimit, then answerNode with
+ * this framework's steps): option validation,
  * the default key (`ctx.ip`, so Koa's own `app.proxy` setting decides whether X-Forwarded-For counts;
  * IPv6 grouped by prefix), header values and the problem body. Options are validated when rateLimit is
  * called, never per request.
@@ -32,7 +33,7 @@
  */
 import type { Context, Middleware, Next } from 'koa';
 import { type Decision, type ProxySetting, type RateLimitOptions } from '@ratekeeper/core';
-import { bySocket, describeValue, prepareRateLimit, setNodeHeader } from '@ratekeeper/core/adapter';
+import { type NodeAnswer, answerNode, bySocket, describeValue, prepareRateLimit, replaceNodeHeader, setNodeHeader } from '@ratekeeper/core/adapter';
 
 declare module 'koa' {
   interface DefaultState {
@@ -65,17 +66,12 @@ export type KoaRateLimitOptions = RateLimitOptions<Context> & {
 
 /** rateLimit validates `options` and returns the middleware, for `app.use` or a router. */
 export function rateLimit(options?: KoaRateLimitOptions): Middleware {
-  const prepared = prepareRateLimit<Context>(
-    OWNER,
-    options,
-    ['handler'],
-    bySocket((ctx: Context) => ctx.req.socket),
-  );
+  const prepared = prepareRateLimit<Context>(OWNER, options, ['handler'], { ...bySocket((ctx: Context) => ctx.req.socket), framework: 'koa' });
   const handler = options?.handler;
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
   }
-
+  const answer = koaAnswer(handler);
   const proxy = prepared.watchProxy(PROXY);
 
   return async function rateLimit(ctx: Context, next: Next): Promise<void> {
@@ -88,34 +84,45 @@ export function rateLimit(options?: KoaRateLimitOptions): Middleware {
     if (decision === null) return;
     // First, whatever happens next: an admitted request's work is followed to its end (core's work.ts).
     const work = prepared.watch === undefined ? undefined : prepared.watch(ctx, ctx.res, decision);
-    if (work === undefined) return pass(ctx, next, decision);
+    if (work === undefined) return answerNode(prepared, answer, ctx, ctx.res, next, decision);
     // Koa lets the handler run after its client left and writes nothing then: next() settling is the end.
     try {
-      await pass(ctx, next, decision);
+      await answerNode(prepared, answer, ctx, ctx.res, next, decision);
     } catch (error) {
       work.end(statusOf(error));
       throw error;
     }
     work.end();
   };
+}
 
-  /** pass writes the headers, then awaits the rest of the chain or answers the denied request. */
-  function pass(ctx: Context, next: Next, decision: Decision): Promise<void> | void {
-    if (ctx.headerSent) return;
-    ctx.state.rateLimit = decision;
-    // Straight to the Node response (ctx.headerSent was checked): ctx.set would add a delegate hop per field.
-    prepared.writeHeaders(ctx.res, setNodeHeader, decision);
-    if (!prepared.blocks(decision)) return next();
-    const body = prepared.body(decision);
-    if (handler !== undefined) {
-      // Preset, so a handler that only sets ctx.body answers 429 (503), not Koa's 200; it may set another.
+/**
+ * koaAnswer is Koa's part of core's answerNode: the headers straight on the Node response (its
+ * headersSent is ctx.headerSent; ctx.set would add a delegate hop per field), the decision on
+ * `ctx.state`, `next()` awaited by the middleware, and a denial answered through ctx so Koa's own
+ * response handling runs.
+ */
+function koaAnswer(handler: KoaRateLimitOptions['handler']): NodeAnswer<Context, Context['res'], Next, Promise<void> | void> {
+  return {
+    answered: (res) => res.headersSent,
+    holder: (ctx) => ctx.state,
+    first: replaceNodeHeader,
+    later: setNodeHeader,
+    pass: (_ctx, _res, next) => next(),
+    send: (ctx, _res, body) => {
       ctx.status = body.status;
-      return handler(ctx, decision);
-    }
-    ctx.status = body.status;
-    ctx.body = body.bytes;
-    ctx.type = body.contentType; // after the body: a Buffer body would otherwise set octet-stream
-  }
+      ctx.body = body.text; // a string goes out with the head in one write (a Buffer is a second chunk)
+      ctx.type = body.contentType; // after the body: a string body would otherwise set text/plain
+    },
+    handle:
+      handler === undefined
+        ? undefined
+        : (ctx, _res, _next, decision, status) => {
+            // Preset, so a handler that only sets ctx.body answers 429 (503), not Koa's 200; it may set another.
+            ctx.status = status;
+            return handler(ctx, decision);
+          },
+  };
 }
 
 /** statusOf is the status Koa's error handler answers `error` with: its own 4xx/5xx status, else 500. */

@@ -5,7 +5,7 @@
  * They are part of the public API: a contract test freezes them, and a change is a breaking change.
  */
 
-/** Counter, unit `{decision}`: one per decision the adapters' plan takes. */
+/** Counter, unit `{decision}`: one per decision the adapters take. */
 export const METRIC_DECISIONS = 'ratekeeper.decisions';
 /** Histogram, unit `s`: how long a remote store took to decide (absent for the in-memory store). */
 export const METRIC_STORE_DURATION = 'ratekeeper.store.duration';

@@ -1,5 +1,5 @@
 /**
- * otelTelemetry: a core `Telemetry` that records every decision of the adapters' plan with the
+ * otelTelemetry: a core `Telemetry` that records every decision the adapters take, with the
  * OpenTelemetry API — a `ratekeeper.decisions` counter and a `ratekeeper.store.duration` histogram,
  * both attributed by policy, algorithm and outcome — and sets the decision's attributes on the span
  * active when the request was decided (the framework instrumentation's request span).
@@ -12,7 +12,7 @@
  * dwarfs it). The span is only touched when one is active and recording.
  *
  * It only uses `@opentelemetry/api`: with no SDK registered the API's no-op meter and tracer make it
- * cost almost nothing, and with no telemetry option at all the plan never calls it. At most
+ * cost almost nothing, and with no telemetry option at all decide never calls it. At most
  * MAX_POLICIES policies get their own label; later ones share an `other` label, so a limiter built per
  * request cannot grow the metric's cardinality without bound.
  */

@@ -59,7 +59,7 @@ it('compiles every JavaScript and TypeScript block of the READMEs and MIGRATING.
     .split('\n')
     .filter((line) => line.includes('error TS'))
     .map((line) => {
-      const match = /^\.blocks\/([^(]+)\((\d+),\d+\): (.*)$/.exec(line);
+      const match = /^extracted\/([^(]+)\((\d+),\d+\): (.*)$/.exec(line);
       const block = match ? byName.get(match[1] as string) : undefined;
       if (!match || !block) return line;
       const [file, start] = block.at.split(':');

@@ -1,6 +1,7 @@
 /**
  * The code blocks of the user documentation: every ```js / ```ts block (and their spellings mjs, cjs,
- * javascript, typescript) of the root README, MIGRATING.md and the README of every package and example,
+ * javascript, typescript) of the root README, MIGRATING.md, the pages of docs/, the benchmarks README
+ * and the README of every package and example,
  * with where it stands (file and line), so that a failure names the block.
  *
  * A block is written as its own module: TypeScript when fenced ts, JavaScript otherwise; CommonJS when
@@ -32,7 +33,10 @@ const UNRUN = /<!-- not run: (.+?) -->\s*$/;
 
 /** documents lists the documentation files, relative to the repository. */
 export function documents(): string[] {
-  const files = ['README.md', 'MIGRATING.md'];
+  const files = ['README.md', 'MIGRATING.md', 'benchmarks/README.md'];
+  for (const entry of readdirSync(join(ROOT, 'docs'), { withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.md')) files.push(`docs/${entry.name}`);
+  }
   for (const dir of ['packages', 'examples']) {
     for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;

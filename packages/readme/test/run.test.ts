@@ -4,18 +4,20 @@
  * strips none), and each runs in a child process of its own, two at a time, against the real Redis,
  * PostgreSQL and MariaDB of the machine (REDIS_URL, DATABASE_URL and MYSQL_URL point at them unless set).
  * A block that throws at start, crashes, or whose server does not answer fails here, naming the block.
- * A block marked `<!-- not run: <why> -->` (or not compiled) is listed with its reason. Three canaries,
+ * A block marked `<!-- not run: <why> -->` (or not compiled) is listed with its reason. The root
+ * README's quick starts (its Express, Fastify, Koa and Hono sections: ESM and CommonJS each) must each
+ * be run and serve, never merely exit. Three canaries,
  * one that throws at start, one whose server never answers and one whose store reports a failure on
  * stderr, must fail, so the test cannot pass
  * vacuously; and at least MIN_RUN blocks must run.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { expect, it } from 'vitest';
-import { type Block, blocks, documents } from './blocks.js';
+import { type Block, ROOT, blocks, documents } from './blocks.js';
 import { runBlock, type Verdict } from './run.js';
 
 const DIR = join(fileURLToPath(new URL('..', import.meta.url)), '.run');
@@ -51,6 +53,22 @@ async function pool<T>(tasks: (() => Promise<T>)[]): Promise<T[]> {
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   return results;
+}
+
+/** The quick start sections of the root README: each framework's `### <name>` section. */
+const QUICK_STARTS = ['Express', 'Fastify', 'Koa', 'Hono'];
+
+/** quickStartLines answers, per framework, the first and last line of its quick start section in README.md. */
+function quickStartLines(): Map<string, [number, number]> {
+  const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n');
+  const ranges = new Map<string, [number, number]>();
+  for (const name of QUICK_STARTS) {
+    const start = lines.indexOf(`### ${name}`);
+    if (start < 0) continue;
+    const next = lines.findIndex((line, i) => i > start && line.startsWith('##'));
+    ranges.set(name, [start + 1, next < 0 ? lines.length : next]);
+  }
+  return ranges;
 }
 
 const CANARIES: Record<string, string> = {
@@ -101,6 +119,16 @@ it('runs every JavaScript and TypeScript block of the READMEs and MIGRATING.md t
       expect.stringMatching(/^canary-warns\.mjs: FAILED exited 0, but wrote to stderr/),
     ]);
     expect(jobs.length - Object.keys(CANARIES).length).toBeGreaterThanOrEqual(MIN_RUN);
+    // Every quick start, ESM and CommonJS, runs and serves.
+    const ranges = quickStartLines();
+    expect([...ranges.keys()]).toEqual(QUICK_STARTS);
+    for (const [name, [first, last]] of ranges) {
+      const inSection = jobs
+        .map((job, i) => ({ line: /^README\.md:(\d+)$/.exec(job.at)?.[1], verdict: verdicts[i] }))
+        .filter(({ line }) => line !== undefined && Number(line) > first && Number(line) <= last);
+      expect(inSection.length, `${name}: its ESM and CommonJS quick starts are run`).toBe(2);
+      for (const { verdict } of inSection) expect(verdict?.ok ?? verdict?.failure, name).toMatch(/^served /);
+    }
     expect(failed.filter((line) => !line.startsWith('canary-'))).toEqual([]);
   } finally {
     rmSync(cwd, { recursive: true, force: true });

@@ -1,16 +1,18 @@
 /**
- * The root README's Express quick start, and the Fastify and Koa READMEs' usage blocks, on the packages
- * as npm users get them: core and the adapters are packed the way the release packs them (`pnpm pack`, which rewrites `workspace:^` to real version
- * ranges; `npm pack` leaves it, and npm cannot install that), installed from the tarballs into two
- * fresh apps in a temp dir beside express from the npm registry, as the README's install line names
- * it: a CommonJS app, and an ESM TypeScript app (`module: nodenext`, strict, @types/express as the
- * README's TypeScript line says) compiled with the workspace's tsc. Each README block runs as written
- * (extracted from README.md, so the test fails when the README drifts); only its `app.listen(3000)`
- * is moved to a free port on 127.0.0.1 by a preloaded module that patches `net.Server#listen`. Over
- * real HTTP, the documented limit admits its requests and the next one gets 429 with `Retry-After`.
- * Fastify's block (TypeScript, top-level await) is compiled the same way in an ESM app, and Koa's (ESM
- * JavaScript) runs as written, each beside its framework installed as the root README's install line
- * names it. Needs the npm registry (the frameworks and Express's types); every child process is
+ * The root README's quick starts, and the Fastify and Koa READMEs' usage blocks, on the packages as npm
+ * users get them: core, fetch and the adapters are packed the way the release packs them (`pnpm pack`,
+ * which rewrites `workspace:^` to real version ranges; `npm pack` leaves it, and npm cannot install
+ * that), installed from the tarballs into fresh apps in a temp dir beside the framework from the npm
+ * registry, as the README's install line for that adapter names it. Every CommonJS quick start
+ * (Express, Fastify, Koa, Hono) runs as written in a fresh CommonJS app; the Express ESM quick start is
+ * compiled by the workspace's tsc in a fresh ESM TypeScript app (`module: nodenext`, strict,
+ * @types/express as the README's TypeScript line says) and run. Each block is extracted from README.md
+ * (its framework's `### <Framework>` section, the block after the line that names its module system),
+ * so the test fails when the README drifts; only its listen on port 3000 is moved to a free port on
+ * 127.0.0.1 by a preloaded module that patches `net.Server#listen`. Over real HTTP, the documented
+ * limit admits its requests and the next one gets 429 with `Retry-After`. Fastify's usage block
+ * (TypeScript, top-level await) is compiled the same way in an ESM app, and Koa's (ESM JavaScript)
+ * runs as written. Needs the npm registry (the frameworks and Express's types); every child process is
  * bounded in time.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -32,10 +34,16 @@ const execpath = process.env['npm_execpath'] ?? '';
 const pnpm: [string, string[]] = /pnpm\.c?js$/.test(execpath) ? [process.execPath, [execpath]] : [npx, ['-y', 'pnpm@10']];
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
-/** The quick start's blocks: the ```js block after the line that names its module system. */
-function quickStart(text: string, heading: 'ESM' | 'CommonJS'): string {
-  const block = new RegExp(`\\n${heading}[^\\n]*:\\n\\n\`\`\`js\\n([\\s\\S]*?)\`\`\``).exec(text);
-  if (block === null) throw new Error(`README.md: no \`${heading}\` quick start block`);
+type Framework = 'Express' | 'Fastify' | 'Koa' | 'Hono';
+
+/** A quick start: the ```js block after the line that names its module system, in the framework's `### <Framework>` section. */
+function quickStart(text: string, framework: Framework, heading: 'ESM' | 'CommonJS'): string {
+  const start = text.indexOf(`\n### ${framework}\n`);
+  if (start < 0) throw new Error(`README.md: no \`### ${framework}\` quick start section`);
+  const end = text.slice(start + 1).search(/\n##/);
+  const section = end < 0 ? text.slice(start) : text.slice(start, start + 1 + end);
+  const block = new RegExp(`\\n${heading}[^\\n]*:\\n\\n\`\`\`js\\n([\\s\\S]*?)\`\`\``).exec(section);
+  if (block === null) throw new Error(`README.md: no \`${heading}\` quick start block for ${framework}`);
   return block[1]!;
 }
 
@@ -163,27 +171,27 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'ratekeeper-packed-'));
   writeFileSync(join(work, 'loopback.cjs'), loopback);
   mkdirSync(join(work, 'tarballs'));
-  const dirs = new Set([...closure('express'), ...closure('fastify'), ...closure('koa')]);
+  const dirs = new Set([...closure('express'), ...closure('fastify'), ...closure('koa'), ...closure('hono')]);
   for (const dir of dirs) tarballs.set(`@ratekeeper/${dir}`, await pack(dir, join(work, 'tarballs'), 'pnpm'));
 }, 300_000);
 
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
+}, 120_000); // eight apps' node_modules to delete
 
 describe('the packed packages, installed by npm, running the README quick start', () => {
   it('the release packer leaves no workspace: range in a packed package.json', async () => {
-    expect([...tarballs.keys()].sort()).toEqual(['@ratekeeper/core', '@ratekeeper/express', '@ratekeeper/fastify', '@ratekeeper/koa']);
+    expect([...tarballs.keys()].sort()).toEqual(['@ratekeeper/core', '@ratekeeper/express', '@ratekeeper/fastify', '@ratekeeper/fetch', '@ratekeeper/hono', '@ratekeeper/koa']);
     for (const tarball of tarballs.values()) expect(await manifestProblems(tarball)).toEqual([]);
   });
 
-  it('CommonJS: the sliding window admits 100 in a minute, then 429 with Retry-After', async () => {
+  it('Express, CommonJS: the sliding window admits 100 in a minute, then 429 with Retry-After', async () => {
     const dir = await app('cjs-app', 'commonjs', []);
     const installed = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')).packages;
     expect(installed['node_modules/@ratekeeper/core'].resolved).toMatch(/^file:/);
     expect(installed['node_modules/@ratekeeper/express'].resolved).toMatch(/^file:/);
-    writeFileSync(join(dir, 'app.js'), quickStart(readme, 'CommonJS'));
+    writeFileSync(join(dir, 'app.js'), quickStart(readme, 'Express', 'CommonJS'));
     const url = await serve(dir, 'app.js');
     const { statuses, refused } = await untilRefused(() => fetch(`${url}/`), 110);
     expect(statuses).toEqual([...new Array(100).fill(200), 429]);
@@ -192,12 +200,12 @@ describe('the packed packages, installed by npm, running the README quick start'
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   }, 240_000);
 
-  it('ESM TypeScript (nodenext, strict): compiles; /login admits 5, then 429 with Retry-After', async () => {
+  it('Express, ESM TypeScript (nodenext, strict): compiles; /login admits 5, then 429 with Retry-After', async () => {
     const types = typesLine().filter((w) => w === '@types/express');
     expect(types).toEqual(['@types/express']);
     const dir = await app('esm-app', 'module', types);
     mkdirSync(join(dir, 'src'));
-    writeFileSync(join(dir, 'src', 'app.ts'), quickStart(readme, 'ESM'));
+    writeFileSync(join(dir, 'src', 'app.ts'), quickStart(readme, 'Express', 'ESM'));
     const tsconfig = { compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, rootDir: 'src', outDir: 'dist' }, include: ['src'] };
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
     await run(process.execPath, [tsc, '-p', '.'], { cwd: dir, timeout: 60_000 }).catch((error: { stdout?: string }) => {
@@ -212,6 +220,29 @@ describe('the packed packages, installed by npm, running the README quick start'
     expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
   }, 240_000);
+});
+
+describe('the Fastify, Koa and Hono CommonJS quick starts, on the packed packages', () => {
+  const cases: [Framework, string][] = [
+    ['Fastify', 'fastify'],
+    ['Koa', 'koa'],
+    ['Hono', 'hono'],
+  ];
+  for (const [framework, adapter] of cases) {
+    it(`${framework}, CommonJS: the sliding window admits 100 in a minute, then 429 with Retry-After`, async () => {
+      const dir = await app(`${adapter}-cjs-app`, 'commonjs', [], adapter);
+      const installed = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')).packages;
+      expect(installed[`node_modules/@ratekeeper/${adapter}`].resolved).toMatch(/^file:/);
+      writeFileSync(join(dir, 'app.js'), quickStart(readme, framework, 'CommonJS'));
+      const url = await serve(dir, 'app.js');
+      const { statuses, refused } = await untilRefused(() => fetch(`${url}/`), 110);
+      expect(statuses).toEqual([...new Array(100).fill(200), 429]);
+      expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+      expect(refused.headers.get('ratelimit-policy')).toBe('"sw-100-60000";q=100;w=60');
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    }, 240_000);
+  }
 });
 
 describe("the Fastify and Koa READMEs' usage blocks, on the packed packages", () => {
@@ -266,10 +297,11 @@ describe('mutants: what the checks above catch', () => {
   }, 120_000);
 
   it('a README quick start without app.listen fails: the app exits before listening', async () => {
-    const drifted = readme.replace('app.listen(3000);\n```\n\n`{ windowMs', '```\n\n`{ windowMs');
-    expect(drifted).not.toBe(readme);
+    const quick = quickStart(readme, 'Express', 'CommonJS');
+    const drifted = quick.replace('app.listen(3000);\n', '');
+    expect(drifted).not.toBe(quick);
     const dir = join(work, 'cjs-app');
-    writeFileSync(join(dir, 'drifted.js'), quickStart(drifted, 'CommonJS'));
+    writeFileSync(join(dir, 'drifted.js'), drifted);
     await expect(serve(dir, 'drifted.js')).rejects.toThrow(/exited \(0\) before listening/);
   }, 30_000);
 });

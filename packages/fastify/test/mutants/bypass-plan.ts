@@ -3,8 +3,8 @@
  * Fastify's error handler as the store's own error, text included. The leak harness must catch it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { answerNode } from '@ratekeeper/core/adapter';
 import { fastifyPlugin } from 'fastify-plugin';
-import { finish } from '../../src/answer.js';
 import type { FastifyRateLimitOptions } from '../../src/options.js';
 import { prepareGlobal } from '../../src/route-limit.js';
 
@@ -13,7 +13,7 @@ export const bypassPlan = fastifyPlugin(
     const limit = prepareGlobal(options);
     fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => {
       const outcome = Promise.resolve(limit.prepared.limiter.consume(request.ip));
-      outcome.then((d) => finish(limit, request, reply, next, d), next);
+      outcome.then((d) => answerNode(limit.prepared, limit.answer, request, reply, next, d), next);
     });
     done();
   },

@@ -17,7 +17,7 @@ export const eagerDefault = fastifyPlugin(
         next();
         return;
       }
-      limit.handler?.(request, reply, decision);
+      options.handler?.(request, reply, decision);
       if (!reply.sent && !reply.raw.headersSent) {
         const body = limit.prepared.body(decision);
         reply.code(body.status).header('content-type', body.contentType).send(body.bytes);

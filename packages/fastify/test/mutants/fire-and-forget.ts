@@ -4,8 +4,8 @@
  * every request reaches the handler.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { answerNode } from '@ratekeeper/core/adapter';
 import { fastifyPlugin } from 'fastify-plugin';
-import { finish } from '../../src/answer.js';
 import type { FastifyRateLimitOptions } from '../../src/options.js';
 import { prepareGlobal } from '../../src/route-limit.js';
 
@@ -17,7 +17,7 @@ export const fireAndForget = fastifyPlugin(
       next();
       if (outcome instanceof Promise)
         outcome.then(
-          (d) => d != null && finish(limit, request, reply, () => undefined, d),
+          (d) => d != null && answerNode(limit.prepared, limit.answer, request, reply, () => undefined, d),
           () => undefined,
         );
     });

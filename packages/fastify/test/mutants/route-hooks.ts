@@ -4,8 +4,8 @@
  * counting harness must find requests counted zero times.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import { answerNode } from '@ratekeeper/core/adapter';
 import { fastifyPlugin } from 'fastify-plugin';
-import { finish } from '../../src/answer.js';
 import type { FastifyRateLimitOptions } from '../../src/options.js';
 import { prepareGlobal } from '../../src/route-limit.js';
 
@@ -15,8 +15,8 @@ export const routeHooks = fastifyPlugin(
     const hook = (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => {
       const outcome = limit.prepared.decide(request, request.ip);
       if (outcome === undefined) next();
-      else if (outcome instanceof Promise) outcome.then((d) => (d == null ? next() : finish(limit, request, reply, next, d)), next);
-      else finish(limit, request, reply, next, outcome);
+      else if (outcome instanceof Promise) outcome.then((d) => (d == null ? next() : answerNode(limit.prepared, limit.answer, request, reply, next, d)), next);
+      else answerNode(limit.prepared, limit.answer, request, reply, next, outcome);
     };
     fastify.addHook('onRoute', (route: RouteOptions) => {
       route.onRequest = [...[route.onRequest ?? []].flat(), hook];

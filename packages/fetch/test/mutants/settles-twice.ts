@@ -3,7 +3,7 @@
  * reader closes (the Web twin of settling on Node's 'finish' and 'close'): every completed response
  * is settled twice. The completion check must catch it.
  */
-import type { Finished } from '@ratekeeper/core';
+import type { Finished } from '@ratekeeper/core/adapter';
 
 export function settlesTwice(response: Response, done: (finished: Finished) => void): Response {
   if (response.body === null) return (done({ status: response.status, aborted: false, contentLength: 0 }), response);

@@ -3,7 +3,7 @@
  * runtime cancels it: a client gone mid-stream is never an outcome (on Node the twin bug listens to
  * 'finish' alone). The abort check must catch it.
  */
-import type { Finished } from '@ratekeeper/core';
+import type { Finished } from '@ratekeeper/core/adapter';
 
 export function silentOnCancel(response: Response, done: (finished: Finished) => void): Response {
   if (response.body === null) return (done({ status: response.status, aborted: false, contentLength: 0 }), response);
