@@ -22,7 +22,7 @@
  * as an answer that arrived while the isolate was busy yields once more (a zero timer) before giving
  * up, so that the answer is read first.
  *
- * Every call settles exactly once, with its answer or with a Failure; nothing here rejects or throws.
+ * Every call is answered exactly once, with its answer or with a Failure; nothing here rejects or throws.
  */
 import type { Policy } from '@ratekeeper/core';
 import { Failure, TIMEOUT, failureOf } from './failure.js';

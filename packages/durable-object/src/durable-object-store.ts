@@ -24,14 +24,18 @@
  * Failure is a policy, not an accident (failure.ts, calls.ts): an RPC that throws or goes unanswered
  * for `timeoutMs` is decided by `onFailure` ('fallback', the default: this isolate's memory, with the
  * same policy; 'open'; 'closed'), reported to the 'failure' listeners, never as an error text, never
- * as a rejected promise. A policy name is a key namespace, as on RedisStore: limiters with one name
+ * as a rejected promise. Without a 'failure' listener the store warns once per isolate per cause
+ * instead (timed out, overloaded, the call failed, the object threw: failure-cause.ts), unless
+ * `failureWarning: false`. A policy name is a key namespace, as on RedisStore: limiters with one name
  * share their counts; binding one name with other parameters throws.
  */
 import { type Algorithm, type Booking, type Decision, type Policy, type Store, type StoreBinding, fixedWindow, slidingWindow, tokenBucket } from '@ratekeeper/core';
 import type { Backend } from './backend.js';
 import { DurableObjectBinding } from './binding.js';
 import { Calls } from './calls.js';
+import { failureWarner } from '@ratekeeper/core/store';
 import type { FailureInfo } from './failure.js';
+import { causeOf } from './failure-cause.js';
 import { type DurableObjectStoreOptions, type FailurePolicy, type FallbackStore, type TimeSource, resolveOptions } from './options.js';
 import { type PreparedMembers, bookAll, decideAll, prepareMembers } from './together.js';
 
@@ -56,6 +60,7 @@ export class DurableObjectStore implements Store<'async'> {
   readonly #names = new Map<string, string>();
   readonly #prepared = new WeakMap<readonly StoreBinding<'async'>[], PreparedMembers>();
   readonly #listeners = new Set<(info: FailureInfo) => void>();
+  readonly #warn: (info: FailureInfo) => void;
 
   constructor(options: DurableObjectStoreOptions) {
     const o = resolveOptions(options);
@@ -64,6 +69,14 @@ export class DurableObjectStore implements Store<'async'> {
     this.timeoutMs = o.timeoutMs;
     this.onFailure = o.onFailure;
     this.#fallbackStore = o.fallbackStore;
+    this.#warn = failureWarner({
+      owner: OWNER,
+      server: 'the Durable Object',
+      onFailure: o.onFailure,
+      enabled: o.failureWarning,
+      listening: () => this.#listeners.size > 0,
+      causeOf: (info) => causeOf(info, o.timeoutMs),
+    });
     const { namespace, prefix } = o;
     this.#calls = new Calls((name, batch) => namespace.get(namespace.idFromName(name) as never).run(batch), o.timeoutMs, o.batch, o.maxBatchSize);
     this.#backend = {
@@ -148,8 +161,12 @@ export class DurableObjectStore implements Store<'async'> {
     return prepared;
   }
 
-  /** A listener that throws is the caller's bug: it surfaces as an uncaught error, never in a decision. */
+  /**
+   * #report tells the 'failure' listeners, or, when there is none, warns once per isolate per cause (failure-cause.ts).
+   * A listener that throws is the caller's bug: it surfaces as an uncaught error, never in a decision.
+   */
   #report(info: FailureInfo): void {
+    this.#warn(info);
     for (const listener of this.#listeners) {
       try {
         listener(info);

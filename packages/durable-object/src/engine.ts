@@ -14,8 +14,8 @@
  * their policy. Booking ledgers are not saved: a booking made before a restart still holds its
  * instant (its state is saved), but its cancel answers false, leaving its units spent.
  */
-import { type Algorithm, type Booking, type Decision, MAX_LOG, MemoryStore, type Policy, fixedWindow, slidingLog, slidingWindow, tokenBucket } from '@ratekeeper/core';
-import { CANCELLABLE_BOOKINGS, type MemoryBinding } from '@ratekeeper/core/store';
+import { type Algorithm, type Booking, type Decision, MAX_LOG, MemoryStore, type Policy, fixedWindow, slidingWindow, tokenBucket } from '@ratekeeper/core';
+import { CANCELLABLE_BOOKINGS, type MemoryBinding, slidingLog } from '@ratekeeper/core/store';
 import type { Answer, Batch, Booked, Figures, Op } from './protocol.js';
 
 /** ALGORITHMS are the steps an object runs, by name: core's own, nothing a batch could bring. */

@@ -6,7 +6,7 @@
  * never mutated.
  */
 import { MemoryStore, type Store } from '@ratekeeper/core';
-import { describeValue } from '@ratekeeper/core/store';
+import { describeValue, failureWarningOption } from '@ratekeeper/core/store';
 import type { Batch, Reply } from './protocol.js';
 
 export type { FailurePolicy } from '@ratekeeper/core/store';
@@ -44,6 +44,13 @@ export interface DurableObjectStoreOptions {
   readonly batch?: boolean;
   /** The most calls one RPC carries (default 64; an integer from 2 to 1,000). */
   readonly maxBatchSize?: number;
+  /**
+   * Warn once per isolate for each cause (a 'RatekeeperWarning' on process warnings, or console.warn
+   * in a Worker without `process`, naming the cause: timed out, overloaded, the call failed, the object
+   * threw) when an object could not decide and `onFailure` did (default true). No warning either while
+   * a 'failure' listener is attached: a store whose failures are listened to is not silent.
+   */
+  readonly failureWarning?: boolean;
 }
 
 /** FallbackStore is a synchronous store that can also decide composites. */
@@ -58,13 +65,14 @@ export interface ResolvedOptions {
   readonly fallbackStore: FallbackStore;
   readonly batch: boolean;
   readonly maxBatchSize: number;
+  readonly failureWarning: boolean;
 }
 
 export const DEFAULT_PREFIX = 'rk:';
 export const DEFAULT_TIMEOUT_MS = 1_000;
 export const DEFAULT_MAX_BATCH = 64;
 const OWNER = 'DurableObjectStore';
-const KNOWN: ReadonlySet<string> = new Set(['namespace', 'prefix', 'time', 'timeoutMs', 'onFailure', 'fallbackStore', 'batch', 'maxBatchSize']);
+const KNOWN: ReadonlySet<string> = new Set(['namespace', 'prefix', 'time', 'timeoutMs', 'onFailure', 'fallbackStore', 'batch', 'maxBatchSize', 'failureWarning']);
 
 function fail(option: string, want: string, value: unknown): never {
   const message = `${OWNER}: ${option} must be ${want}, got ${describeValue(value)}`;
@@ -114,5 +122,6 @@ export function resolveOptions(options: DurableObjectStoreOptions): ResolvedOpti
     fallbackStore: o.fallbackStore === undefined ? new MemoryStore() : fallbackOption(o.fallbackStore),
     batch: batch as boolean,
     maxBatchSize: o.maxBatchSize === undefined ? DEFAULT_MAX_BATCH : integer('maxBatchSize', o.maxBatchSize, 2, 1_000),
+    failureWarning: failureWarningOption(OWNER, o.failureWarning),
   };
 }

@@ -6,6 +6,8 @@
  * costs the others nothing), refunds, bans (and a refund lifting one), bookings and their cancel,
  * peek, allow and reset, the never-satisfiable cost, and keys UTF-8 would merge (lone surrogates). Steps run on several isolates in turn, so
  * the state they share is the object's. A store that spreads a key over objects differs (mutant).
+ * (The store contract's random-history differential runs in ./store-contract.test.ts and
+ * ./store-contract-workerd.test.ts; this file keeps the store inside Workers, across isolates.)
  */
 import { ManualClock, MemoryStore } from '@ratekeeper/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

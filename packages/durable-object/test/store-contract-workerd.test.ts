@@ -12,12 +12,34 @@
  * idFromName keeps them apart (./differential.test.ts runs hostile keys in a Worker), so the namespace
  * below escapes such names, injectively, before they cross the binding: what is tested is the store
  * and the object, not the test's transport.
+ *
+ * The differential runs on a store with `time: 'client'` over the same binding (fewer histories than
+ * on the Engine in Node: every batch is an RPC into workerd). The burst runs in Workers: 16
+ * invocations spread over 4 isolates (./support/harness.ts), each firing 125 consumes at once on one
+ * key, 2,000 in all, on stores of default options (the object's clock, batching on); its mutants
+ * decide in each isolate's memory (4 × 500) and spread a hot key over objects (500 per shard):
+ * test/mutants/isolate-memory.ts, split-key.ts.
  */
-import { storeContractSuite } from '@ratekeeper/store-contract';
+import { type Burst, type BurstMember, type BurstReport, storeContractSuite } from '@ratekeeper/store-contract';
 import { Miniflare } from 'miniflare';
+import { afterAll, beforeAll } from 'vitest';
 import { DurableObjectStore } from '../src/durable-object-store.js';
 import type { LimiterNamespace } from '../src/index.js';
-import { bundle } from './support/harness.js';
+import { type Workerd, bundle, startWorkerd } from './support/harness.js';
+import type { Counted, LimiterSpec, Scenario, Step } from './support/scenario.js';
+import type { StoreKind } from './support/worker.js';
+
+let workerd: Workerd;
+let made: Miniflare | undefined;
+
+beforeAll(async () => {
+  workerd = await startWorkerd(4);
+}, 90_000);
+
+afterAll(async () => {
+  await workerd?.dispose();
+  await made?.dispose();
+});
 
 /** throughUtf8 is `name` itself when UTF-8 keeps it (well-formed UTF-16), else '#' and the hex of its code units (no name the tests use starts with '#'). */
 function throughUtf8(name: string): string {
@@ -27,18 +49,49 @@ function throughUtf8(name: string): string {
   return hex;
 }
 
-storeContractSuite(
-  'DurableObjectStore (its objects in workerd)',
-  async () => {
-    const script = await bundle();
-    const mf = new Miniflare({
-      compatibilityDate: '2025-07-01',
-      workers: [{ name: 'objects', modules: true, script, compatibilityDate: '2025-07-01', durableObjects: { LIMITS: 'RateLimiterObject' } }],
-    });
-    await mf.ready;
-    const binding = (await mf.getDurableObjectNamespace('LIMITS', 'objects')) as unknown as LimiterNamespace;
-    const namespace: LimiterNamespace = { idFromName: (name) => binding.idFromName(throughUtf8(name)), get: (id) => binding.get(id) };
-    return { store: new DurableObjectStore({ namespace }), close: () => mf.dispose() };
+/** namespaceOf starts workerd with the real object (once) and answers its binding, names escaped as above. */
+async function namespaceOf(): Promise<LimiterNamespace> {
+  const script = await bundle();
+  made ??= new Miniflare({
+    compatibilityDate: '2025-07-01',
+    workers: [{ name: 'objects', modules: true, script, compatibilityDate: '2025-07-01', durableObjects: { LIMITS: 'RateLimiterObject' } }],
+  });
+  await made.ready;
+  const binding = (await made.getDurableObjectNamespace('LIMITS', 'objects')) as unknown as LimiterNamespace;
+  return { idFromName: (name) => binding.idFromName(throughUtf8(name)), get: (id) => binding.get(id) };
+}
+
+/** limiterSpec: a burst member as the Worker's scenario builds it. */
+function limiterSpec(m: BurstMember): LimiterSpec {
+  const { algorithm, ...options } = m;
+  return { type: algorithm, options };
+}
+
+/** burst fires every invocation at once, on isolates in turn, each its own store of default options; a worker's report is one invocation's. */
+async function burst(b: Burst, mutant?: StoreKind): Promise<BurstReport[]> {
+  const prefix = `${b.key}:`;
+  const scenario = (steps: readonly Step[]): Scenario => ({ limiters: b.members.map(limiterSpec), composite: b.members.length > 1, steps });
+  const store = { kind: mutant ?? ('durable' as const) };
+  if (b.resetFirst) await workerd.scenario(0, { prefix, store, scenario: scenario([{ do: 'reset', key: 'hot' }]) });
+  const invocations = Array.from({ length: b.workers }, (_, i) =>
+    workerd.scenario(i % workerd.isolates, { prefix, store, scenario: scenario([{ do: 'consume', key: 'hot', times: b.requests }]) }),
+  );
+  return (await Promise.all(invocations)).map((answer) => {
+    const counted = answer.results[0] as Counted;
+    return { admitted: counted.allowed, failed: counted.failed, failures: answer.failures.map((f) => `${f.reason} (${f.operation})`) };
+  });
+}
+
+storeContractSuite('DurableObjectStore (its objects in workerd)', async () => ({ store: new DurableObjectStore({ namespace: await namespaceOf() }) }), {
+  capabilities: { concurrency: false },
+  differential: { store: async () => new DurableObjectStore({ namespace: await namespaceOf(), time: 'client' }), batches: true, runs: 8 },
+  burst: {
+    run: burst,
+    workers: 4 * 4,
+    requests: 125,
+    mutants: [
+      ["deciding in each isolate's memory", 'isolate-memory'],
+      ['a hot key spread over objects', 'split-key'],
+    ],
   },
-  { capabilities: { concurrency: false } },
-);
+});

@@ -6,7 +6,7 @@
  *
  * Exactness: the calls in flight together form a batch, decided in one InnoDB transaction that locks
  * the batch's rows in one global order, reads them with the server's clock, runs core's own TypeScript
- * steps on them in arrival order and writes them back (./transaction.ts, ./steps.ts): the decisions
+ * steps on them in arrival order and writes them back (./wire/transaction.ts, ./rows/steps.ts): the decisions
  * are the memory store's, bit for bit, for any number of processes. By default `now` is the database's
  * NOW(6), so no application server's clock skew bends a limit; `time: 'client'` takes the limiter's.
  *
@@ -14,37 +14,52 @@
  * waited (a busy database answering a queue is waited for), and what the database cannot decide is
  * decided by `onFailure` ('fallback', default: an in-process limiter enforcing this process's share of
  * the limit; 'open'; 'closed'), never also by the database (its commit is refused past the call's
- * deadline: ./transaction.ts). The Decision says so in `failure`; the store emits 'failure' (never
- * 'error'); no promise rejects for a store failure.
+ * deadline: ./wire/transaction.ts). The Decision says so in `failure`; the store emits 'failure' (never
+ * 'error'); no promise rejects for a store failure. Without a 'failure' listener it warns once per
+ * process per cause instead (never connected, refused, timed out, an error reply: core's
+ * failure-warning.ts), unless `failureWarning: false`.
  *
- * Bans (./bans.ts) are decided in front of the algorithm in the same transaction. reserve() and wait()
+ * Bans (./bindings/bans.ts) are decided in front of the algorithm in the same transaction. reserve() and wait()
  * book a request at a future instant, and cancel it, in the batch's transaction too, with a booking
- * ledger per key and policy (./reserve.ts, ./ledger.ts); a booking the database cannot make is refused,
+ * ledger per key and policy (./bindings/reserve.ts, ./rows/ledger.ts); a booking the database cannot make is refused,
  * never decided by the failure policy. Concurrency leases (ConcurrencyLimiter) are rows of leases that
- * expire on the store's clock (./leases.ts, `leaseTtlMs`), decided in the batch's transaction too.
+ * expire on the store's clock (./bindings/leases.ts, `leaseTtlMs`), decided in the batch's transaction too.
  *
  * A policy name is a key namespace in the table: limiters with the same name share their counts, in
  * this process and in every other one; binding one name twice with other parameters throws.
  */
 import { EventEmitter } from 'node:events';
 import type { Algorithm, Booking, ConcurrencyPolicy, Decision, Policy, Store, StoreBinding } from '@ratekeeper/core';
-import { type FailureInfo, type FailurePolicy, type Peers, Remote, closedDecision, failureInfo, fallbackDecision, openDecision } from '@ratekeeper/core/store';
-import { MySqlBans } from './bans.js';
-import { MySqlLeases } from './leases.js';
-import { type Backend, MySqlBinding, asFailure } from './binding.js';
-import { Batcher } from './batcher.js';
-import { encodeKey as encodeKeyOf } from './codec.js';
-import { MAX_POLICY_NAME, dialect } from './dialect.js';
-import { Housekeeping } from './housekeeping.js';
+import {
+  type FailureInfo,
+  type FailurePolicy,
+  type Peers,
+  Remote,
+  closedDecision,
+  failureInfo,
+  failureWarner,
+  fallbackDecision,
+  openDecision,
+  remoteFailureCause,
+} from '@ratekeeper/core/store';
+import { MySqlBans } from './bindings/bans.js';
+import { MySqlLeases } from './bindings/leases.js';
+import { type Backend, MySqlBinding, asFailure } from './bindings/binding.js';
+import { Batcher } from './wire/batcher.js';
+import { encodeKey as encodeKeyOf } from './rows/codec.js';
+import { MAX_POLICY_NAME, dialect } from './sql/dialect.js';
+import { Housekeeping } from './sql/housekeeping.js';
 import { PolicyNames } from './names.js';
 import { type MySqlStoreOptions, type TimeSource, resolveOptions } from './options.js';
-import { mysqlPeers } from './peers.js';
-import { book } from './reserve.js';
-import { Schema } from './schema.js';
-import type { Member } from './steps.js';
-import { expiredAt, failureOf } from './transaction.js';
+import { mysqlPeers } from './sql/peers.js';
+import { book } from './bindings/reserve.js';
+import { Schema } from './sql/schema.js';
+import type { Member } from './rows/steps.js';
+import { expiredAt, failureOf } from './wire/transaction.js';
 
 const OWNER = 'MySqlStore';
+/** The database as the failure warning names it (RATEKEEPER_MYSQL_…). */
+const SERVER = { code: 'MYSQL', name: 'MySQL', client: 'pool' } as const;
 /** MAX_MEMBERS bounds a composite (as on RedisStore). */
 const MAX_MEMBERS = 16;
 
@@ -66,6 +81,7 @@ export class MySqlStore extends EventEmitter<MySqlStoreEvents> implements Store<
   readonly #peers: Peers;
   readonly #names = new PolicyNames();
   readonly #prepared = new WeakMap<readonly StoreBinding<'async'>[], readonly Bound[]>();
+  readonly #warn: (info: FailureInfo) => void;
 
   constructor(options: MySqlStoreOptions) {
     super();
@@ -77,6 +93,14 @@ export class MySqlStore extends EventEmitter<MySqlStoreEvents> implements Store<
     this.leaseTtlMs = o.leaseTtlMs;
     const sql = dialect(o.table);
     const remote = new Remote({ timeoutMs: o.timeoutMs, probeIntervalMs: o.probeIntervalMs, failureOf, expiredAt });
+    this.#warn = failureWarner({
+      owner: OWNER,
+      server: SERVER.name,
+      onFailure: o.onFailure,
+      enabled: o.failureWarning,
+      listening: () => this.listenerCount('failure') > 0,
+      causeOf: (info) => remoteFailureCause(SERVER, info, o.timeoutMs, remote.heard),
+    });
     const schema = new Schema(o.pool, sql.schema, o.createTable);
     const ready = () => schema.ready();
     const housekeeping = new Housekeeping(o.pool, sql);
@@ -93,7 +117,7 @@ export class MySqlStore extends EventEmitter<MySqlStoreEvents> implements Store<
     };
   }
 
-  /** bind prepares a binding of `policy` (a concurrency limit's leases: ./leases.ts), refused when its name is bound here with other parameters. */
+  /** bind prepares a binding of `policy` (a concurrency limit's leases: ./bindings/leases.ts), refused when its name is bound here with other parameters. */
   bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): MySqlBinding<P> | MySqlLeases {
     if (algorithm.name !== policy.algorithm) throw new TypeError(`${OWNER}: algorithm ${algorithm.name} cannot decide a ${policy.algorithm} policy`);
     if (policy.name.length > MAX_POLICY_NAME) throw new TypeError(`${OWNER}: policy name "${policy.name}" is longer than ${MAX_POLICY_NAME} characters`);
@@ -108,7 +132,7 @@ export class MySqlStore extends EventEmitter<MySqlStoreEvents> implements Store<
   }
 
   /**
-   * banned puts a ban in front of one of this store's bindings, decided in the same transaction (./bans.ts).
+   * banned puts a ban in front of one of this store's bindings, decided in the same transaction (./bindings/bans.ts).
    * @internal (BanLimiter calls it)
    */
   banned(binding: StoreBinding<'async'>, banMs: number): MySqlBans {
@@ -146,7 +170,7 @@ export class MySqlStore extends EventEmitter<MySqlStoreEvents> implements Store<
   /**
    * reserveAll books `cost` for `key` on these bindings (one, or a composite's members) at the first
    * instant every one admits it, no earlier than the latest booking on any of them, all or nothing, in
-   * one transaction (core's reserve.ts contract; ./reserve.ts); `maxWaitMs` -1 means no bound.
+   * one transaction (core's reserve.ts contract; ./bindings/reserve.ts); `maxWaitMs` -1 means no bound.
    */
   reserveAll(bindings: readonly StoreBinding<'async'>[], key: string, now: number, cost: number, maxWaitMs: number): Promise<Booking<'async'>> {
     const prepared = this.#preparedOf(bindings);
@@ -206,8 +230,12 @@ export class MySqlStore extends EventEmitter<MySqlStoreEvents> implements Store<
     return members;
   }
 
-  /** A listener that throws is the caller's bug: it surfaces as an uncaught exception, not in a decision. */
+  /**
+   * #report emits 'failure', or, when nobody listens, warns once per process per cause (core's failure-warning.ts).
+   * A listener that throws is the caller's bug: it surfaces as an uncaught exception, not in a decision.
+   */
   #report(info: FailureInfo): void {
+    this.#warn(info);
     try {
       this.emit('failure', info);
     } catch (error) {

@@ -6,7 +6,7 @@
  */
 import { refuseUnknown } from '@ratekeeper/core/store';
 import { FAILURE_OPTIONS, type FailureOptions, type ResolvedFailureOptions, leaseTtlOption, optionFail, resolveFailureOptions } from '@ratekeeper/core/store';
-import { type MySqlPool, asPool } from './client.js';
+import { type MySqlPool, asPool } from './wire/client.js';
 
 export type TimeSource = 'server' | 'client';
 

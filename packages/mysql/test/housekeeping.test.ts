@@ -9,9 +9,9 @@
 import { FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import { afterAll, expect, it } from 'vitest';
 import { EXPIRED_GRACE_MS, MySqlStore } from '../src/index.js';
-import { dialect } from '../src/dialect.js';
-import { Housekeeping } from '../src/housekeeping.js';
-import type { MySqlPool } from '../src/client.js';
+import { dialect } from '../src/sql/dialect.js';
+import { Housekeeping } from '../src/sql/housekeeping.js';
+import type { MySqlPool } from '../src/wire/client.js';
 import { createPool, describeMySql, dropTable, table } from './support/db.js';
 
 const pool = createPool(3);

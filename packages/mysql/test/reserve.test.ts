@@ -1,6 +1,6 @@
 /**
- * reserve and wait on MySqlStore, beyond the shared contract (store-contract.test.ts) and the
- * differential test (which holds every booking and cancel to the memory store's, one call at a time):
+ * reserve and wait on MySqlStore, beyond the shared contract (store-contract.test.ts, whose
+ * differential holds every booking and cancel to the memory store's, one call at a time):
  *
  * - under concurrency, store-contract's bookingQueueChecks: four stores, each with its own pool,
  *   book 40 unit requests each on one key at once, for every algorithm, with default options: exactly

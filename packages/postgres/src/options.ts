@@ -5,8 +5,8 @@
  * object is never read again.
  */
 import { describeValue, refuseUnknown } from '@ratekeeper/core/store';
-import { DEFAULT_LEASE_TTL_MS, FAILURE_OPTIONS, type FailureOptions, type ResolvedFailureOptions, leaseTtlOption, resolveFailureOptions } from '@ratekeeper/core/store';
-import { type Db, isClient, toDb } from './client.js';
+import { DEFAULT_CONCURRENCY_LEASE_TTL_MS, FAILURE_OPTIONS, type FailureOptions, type ResolvedFailureOptions, leaseTtlOption, resolveFailureOptions } from '@ratekeeper/core/store';
+import { type Db, isClient, toDb } from './wire/client.js';
 
 export type TimeSource = 'server' | 'client';
 
@@ -41,8 +41,8 @@ export interface ResolvedOptions extends ResolvedFailureOptions {
   readonly leaseTtlMs: number;
 }
 
-/** The default `leaseTtlMs`: a concurrency lease of a process that stopped expires after 30 s. */
-export const DEFAULT_CONCURRENCY_LEASE_TTL_MS = DEFAULT_LEASE_TTL_MS;
+/** The default `leaseTtlMs` (core's, shared by every store): a concurrency lease of a process that stopped expires after 30 s. */
+export { DEFAULT_CONCURRENCY_LEASE_TTL_MS };
 
 export const DEFAULT_TABLE = 'ratekeeper';
 const OWNER = 'PostgresStore';

@@ -1,5 +1,5 @@
 /**
- * The client tells the store of the database's answers outside a query's rows (src/client.ts): a
+ * The client tells the store of the database's answers outside a query's rows (src/wire/client.ts): a
  * plain query whose connection is killed by an administrator (57P01) is run again, and each such error
  * is an answer of a working database; the errors a database that cannot decide (57P02 crash, 57P03
  * starting up or shutting down) or a pooler in front of a stopped one (class 08) answers at every
@@ -10,8 +10,8 @@
  * A duck-typed pg Pool stands in for the library (the connection failures are the point, not SQL).
  */
 import { describe, expect, it } from 'vitest';
-import { toDb } from '../src/client.js';
-import { Schema } from '../src/schema.js';
+import { toDb } from '../src/wire/client.js';
+import { Schema } from '../src/sql/schema.js';
 
 /** failing is a pg-Pool-shaped client whose first queries fail with `errors`, in order, then answer. */
 function failing(errors: readonly object[]) {

@@ -2,7 +2,7 @@
  * A lock held by another session: an administrator's transaction holds a key's row (SELECT … FOR
  * UPDATE) or the whole table (LOCK TABLE … IN ACCESS EXCLUSIVE MODE) and does not end. PostgresStores
  * of DEFAULT options (timeout 1 s, 'fallback'), through a pg Pool and through postgres.js, each send
- * one batch of calls on that key, which waits for the lock. The contract (src/transaction.ts, core's
+ * one batch of calls on that key, which waits for the lock. The contract (src/wire/transaction.ts, core's
  * Remote): the database still answers (the batcher's pings), so it is busy, not stopped, and is
  * waited for:
  *
@@ -21,8 +21,8 @@ import { MAX_WAIT_FACTOR } from '@ratekeeper/core/store';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FailureInfo, PostgresStore } from '../src/index.js';
-import { nameHead, rowKey } from '../src/keys.js';
-import { parseState } from '../src/sql.js';
+import { nameHead, rowKey } from '../src/rows/keys.js';
+import { parseState } from '../src/sql/sql.js';
 import { type Client, type ClientKind, PG, describeDb, dropTables, makeClient, uniqueTable } from './support/db.js';
 import { mutantBuild } from './support/mutant-builds.js';
 

@@ -11,10 +11,10 @@
  */
 import { Remote } from '@ratekeeper/core/store';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-type BatcherModule = typeof import('../src/batcher.js');
-import type { Op } from '../src/apply.js';
-import type { Db, Row } from '../src/client.js';
-import { failureOf } from '../src/failure.js';
+type BatcherModule = typeof import('../src/wire/batcher.js');
+import type { Op } from '../src/rows/apply.js';
+import type { Db, Row } from '../src/wire/client.js';
+import { failureOf } from '../src/wire/failure.js';
 import { fixedWindow } from '@ratekeeper/core';
 import { mutantBuild } from './support/mutant-builds.js';
 
@@ -69,12 +69,12 @@ async function breakerOpens({ Batcher, expiredAt }: BatcherModule, db: Db): Prom
 
 it('keeps asking past a ping stuck on a dead connection: the live database is waited for', async () => {
   const stand = stuckFirstPing();
-  expect(await breakerOpens(await import('../src/batcher.js'), stand.db)).toBe(false);
+  expect(await breakerOpens(await import('../src/wire/batcher.js'), stand.db)).toBe(false);
   expect(stand.pings(), 'pings went on after the stuck one').toBeGreaterThan(10);
 });
 
 it('catches one ping at a time (mutant one-ping): the stuck ping stops the asking and the breaker opens', async () => {
-  const url = new URL('./batcher.js', mutantBuild('one-ping')).href;
+  const url = new URL('./wire/batcher.js', mutantBuild('one-ping')).href;
   const stand = stuckFirstPing();
   expect(await breakerOpens((await import(url)) as BatcherModule, stand.db)).toBe(true);
   expect(stand.pings()).toBe(1);

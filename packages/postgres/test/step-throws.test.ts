@@ -9,10 +9,10 @@
  */
 import { Failure, Remote } from '@ratekeeper/core/store';
 import { expect, it } from 'vitest';
-import type { Op } from '../src/apply.js';
-import { Batcher, expiredAt } from '../src/batcher.js';
-import type { Db, Row } from '../src/client.js';
-import { failureOf } from '../src/failure.js';
+import type { Op } from '../src/rows/apply.js';
+import { Batcher, expiredAt } from '../src/wire/batcher.js';
+import type { Db, Row } from '../src/wire/client.js';
+import { failureOf } from '../src/wire/failure.js';
 
 it('rolls back, returns the connection alive and fails the batch as a reply', async () => {
   const sent: string[] = [];

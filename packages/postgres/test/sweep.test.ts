@@ -1,5 +1,5 @@
 /**
- * The sweeper (src/sweep.ts): after a batch commits, at most every SWEEP_EVERY_MS, one DELETE of up to
+ * The sweeper (src/sql/sweep.ts): after a batch commits, at most every SWEEP_EVERY_MS, one DELETE of up to
  * SWEEP_LIMIT rows whose state has been empty for EXPIRED_GRACE_MS, in the batch's time, run beside
  * the decisions (never awaited by a call); a full SWEEP_LIMIT sweeps again at the next commit. Rows
  * are made and swept by the store's own calls (fixed windows, whose rows expire at their window's
@@ -28,8 +28,8 @@ import { FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
-import { nameHead, rowKey } from '../src/keys.js';
-import { EXPIRED_GRACE_MS, SWEEP_LIMIT } from '../src/sweep.js';
+import { nameHead, rowKey } from '../src/rows/keys.js';
+import { EXPIRED_GRACE_MS, SWEEP_LIMIT } from '../src/sql/sweep.js';
 import { type Client, PG, describeDb, dropTables, makeClient, uniqueTable } from './support/db.js';
 import { mutantBuild } from './support/mutant-builds.js';
 
@@ -97,8 +97,8 @@ async function rowKeys(table: string): Promise<string[]> {
   return (await admin.query(`SELECT encode(k, 'hex') AS k FROM ${table}`)).rows.map((r) => String(r['k'])).sort();
 }
 
-/** settled polls the row count until it is at most `target` (or SWEEP_BOUND_MS has passed) and answers it. */
-async function settled(table: string, target: number): Promise<number> {
+/** sweptTo polls the row count until it is at most `target` (or SWEEP_BOUND_MS has passed) and answers it. */
+async function sweptTo(table: string, target: number): Promise<number> {
   const from = performance.now();
   for (;;) {
     const count = await rowCount(table);
@@ -122,10 +122,10 @@ async function clientTime(Store: typeof PostgresStore = PostgresStore) {
   const sweeper = newStore(table, 'client', Store);
   const now = T0 + 100_000;
   const first = await fill(sweeper, 'first', 1, SHORT_MS, now);
-  const afterFirst = await settled(table, before + 1 - SWEEP_LIMIT);
+  const afterFirst = await sweptTo(table, before + 1 - SWEEP_LIMIT);
   // It deleted a full SWEEP_LIMIT: the next commit sweeps again.
   const second = await fill(sweeper, 'second', 1, SHORT_MS, now);
-  const afterSecond = await settled(table, before + 2 - EXPIRED);
+  const afterSecond = await sweptTo(table, before + 2 - EXPIRED);
   return { before, afterFirst, afterSecond, left: await rowKeys(table), kept: hexKeys(live, grace, first, second) };
 }
 
@@ -167,7 +167,7 @@ async function heldUp(Store: typeof PostgresStore = PostgresStore) {
     const whileBlocked = await rowCount(table);
     await holder.query('SELECT pg_advisory_unlock($1)', [lock]);
     await first;
-    const after = await settled(table, whileBlocked - HELD);
+    const after = await sweptTo(table, whileBlocked - HELD);
     return { firstAnswered, later, whileBlocked, after };
   } finally {
     holder.release();
@@ -198,7 +198,7 @@ describeDb('the sweeper', () => {
     const store = newStore(table, 'server');
     expect(store.time).toBe('server');
     const first = await fill(store, 'first', 1, SHORT_MS, 0);
-    expect(await settled(table, before + 1 - 20)).toBe(before + 1 - 20);
+    expect(await sweptTo(table, before + 1 - 20)).toBe(before + 1 - 20);
     expect(await rowKeys(table)).toEqual(hexKeys(grace, live, first));
   });
 

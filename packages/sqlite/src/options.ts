@@ -2,13 +2,13 @@
  * SqliteStore's options, validated once at construction: a TypeError for a wrong type, a RangeError
  * for a number out of range, each naming the option and the value (`SqliteStore: busyTimeoutMs must be
  * …, got …`), and a TypeError for a name that is not an option, so a typo never runs on a default.
- * The driver is loaded here too: one the runtime lacks is refused now, by name (./driver.ts). Nothing
+ * The driver is loaded here too: one the runtime lacks is refused now, by name (./file/driver.ts). Nothing
  * is coerced; the caller's object is never mutated.
  */
 import { DEFAULT_MAX_KEYS, MemoryStore, type Store } from '@ratekeeper/core';
-import { describeValue, refuseUnknown } from '@ratekeeper/core/store';
+import { DEFAULT_CONCURRENCY_LEASE_TTL_MS, describeValue, failureWarningOption, refuseUnknown } from '@ratekeeper/core/store';
 import type { FailurePolicy, FallbackStore } from '@ratekeeper/core/store';
-import { DRIVERS, type Driver, type DriverChoice, loadDriver } from './driver.js';
+import { DRIVERS, type Driver, type DriverChoice, loadDriver } from './file/driver.js';
 
 export interface SqliteStoreOptions {
   /** The database file every process on the host opens (created with its tables if missing). */
@@ -32,7 +32,7 @@ export interface SqliteStoreOptions {
   readonly fallbackStore?: Store<'sync'>;
   /**
    * Each process's fallback enforces the limit divided by this: 'peers' (default) is the number of
-   * processes last seen on the file (./peers.ts), so the host's fallbacks admit about one limit in all;
+   * processes last seen on the file (./file/peers.ts), so the host's fallbacks admit about one limit in all;
    * a number (an integer from 1 to 1,000,000) fixes it, and 1 gives every process the whole limit.
    */
   readonly fallbackDivisor?: number | 'peers';
@@ -44,6 +44,13 @@ export interface SqliteStoreOptions {
    * expire leaseTtlMs after their last renewal at most.
    */
   readonly leaseTtlMs?: number;
+  /**
+   * Warn once per process for each cause (a 'RatekeeperWarning' on process warnings, naming the cause:
+   * a path it cannot open or write, a lock held beyond busyTimeoutMs, a corrupt file, a failing disk)
+   * when the file could not decide and `onFailure` did (default true). No warning either while a
+   * 'failure' listener is attached: a store whose failures are listened to is not silent.
+   */
+  readonly failureWarning?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -56,14 +63,26 @@ export interface ResolvedOptions {
   readonly fallbackDivisor: number | 'peers';
   readonly maxKeys: number;
   readonly leaseTtlMs: number;
+  readonly failureWarning: boolean;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 export const DEFAULT_PROBE_INTERVAL_MS = 200;
-/** The default `leaseTtlMs`: a concurrency lease (ConcurrencyLimiter) of a process that stopped expires after 30 s. */
-export const DEFAULT_CONCURRENCY_LEASE_TTL_MS = 30_000;
+/** The default `leaseTtlMs` (core's, shared by every store): a concurrency lease (ConcurrencyLimiter) of a process that stopped expires after 30 s. */
+export { DEFAULT_CONCURRENCY_LEASE_TTL_MS };
 const OWNER = 'SqliteStore';
-const KNOWN: ReadonlySet<string> = new Set(['path', 'driver', 'busyTimeoutMs', 'onFailure', 'probeIntervalMs', 'fallbackStore', 'fallbackDivisor', 'maxKeys', 'leaseTtlMs']);
+const KNOWN: ReadonlySet<string> = new Set([
+  'path',
+  'driver',
+  'busyTimeoutMs',
+  'onFailure',
+  'probeIntervalMs',
+  'fallbackStore',
+  'fallbackDivisor',
+  'maxKeys',
+  'leaseTtlMs',
+  'failureWarning',
+]);
 
 function fail(option: string, want: string, value: unknown): never {
   const message = `${OWNER}: ${option} must be ${want}, got ${describeValue(value)}`;
@@ -112,6 +131,7 @@ export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
     fallbackDivisor: divisorOption(o.fallbackDivisor),
     maxKeys: o.maxKeys === undefined ? DEFAULT_MAX_KEYS : integer('maxKeys', o.maxKeys, 1, 1_000_000_000),
     leaseTtlMs: o.leaseTtlMs === undefined ? DEFAULT_CONCURRENCY_LEASE_TTL_MS : integer('leaseTtlMs', o.leaseTtlMs, 100, 86_400_000),
+    failureWarning: failureWarningOption(OWNER, o.failureWarning),
   };
   const choice = o.driver === undefined ? 'auto' : oneOf('driver', o.driver, DRIVERS);
   return { ...resolved, driver: loadDriver(OWNER, choice) };

@@ -4,34 +4,38 @@
  * accepts it unchanged (`store: new SqliteStore({ path })`) and answers synchronously, as on the
  * memory store: a decision is one short transaction on a local file, microseconds, not a round trip.
  *
- * Exactness: each decision is one immediate transaction (./file.ts) inside which the process runs
- * core's own TypeScript step on the key's state (./binding.ts); composites decide all members in one
- * transaction (./composite.ts). The decisions are the memory store's, bit for bit, for any number of
- * processes. Bans (./bans.ts), concurrency leases that expire by time when their process dies
- * (./leases.ts) and reservations (./reserve.ts) are each one transaction too.
+ * Exactness: each decision is one immediate transaction (./file/file.ts) inside which the process runs
+ * core's own TypeScript step on the key's state (./bindings/binding.ts); composites decide all members in one
+ * transaction (./bindings/composite.ts). The decisions are the memory store's, bit for bit, for any number of
+ * processes. Bans (./bindings/bans.ts), concurrency leases that expire by time when their process dies
+ * (./bindings/leases.ts) and reservations (./bindings/reserve.ts) are each one transaction too.
  *
  * Bounds: at most `maxKeys` keys per policy name, expired rows deleted without a scan, and a key flood
- * evicting the keys with the most room first (./table.ts), so the file's size is bounded.
+ * evicting the keys with the most room first (./rows/table.ts), so the file's size is bounded.
  *
  * Failure is a policy: a file locked beyond `busyTimeoutMs`, a missing or read-only directory, a
  * corrupt file or a failing disk makes the call decided by `onFailure` ('fallback', default: an
  * in-process limiter with the same policy; 'open'; 'closed'), reported through the 'failure' event
  * (never 'error', which would crash a process without a listener); no call throws for it and no error
  * text reaches a Decision. A failed transaction recorded nothing, so no request is counted twice.
+ * Without a 'failure' listener the store warns once per process per cause instead (a path it cannot
+ * open or write, a lock held beyond busyTimeoutMs, a corrupt file, a failing disk: ./file/failure-cause.ts),
+ * unless `failureWarning: false`.
  */
 import { EventEmitter } from 'node:events';
 import type { Algorithm, Booking, ConcurrencyPolicy, Decision, Policy, Store, StoreBinding } from '@ratekeeper/core';
-import type { Backend } from './backend.js';
-import { type Member, SqliteBinding } from './binding.js';
-import { SqliteBans } from './bans.js';
-import { SqliteLeases } from './leases.js';
-import { Reservations } from './reserve.js';
-import { type PreparedMembers, decideAll, prepareMembers } from './composite.js';
-import type { DriverName } from './driver.js';
-import type { FailureInfo } from './failure.js';
-import { SqliteFile } from './file.js';
+import type { Backend } from './bindings/backend.js';
+import { type Member, SqliteBinding } from './bindings/binding.js';
+import { SqliteBans } from './bindings/bans.js';
+import { SqliteLeases } from './bindings/leases.js';
+import { Reservations } from './bindings/reserve.js';
+import { type PreparedMembers, decideAll, prepareMembers } from './bindings/composite.js';
+import type { DriverName } from './file/driver.js';
+import type { FailureInfo } from './file/failure.js';
+import { SqliteFile } from './file/file.js';
 import { PolicyNames } from './names.js';
-import type { FailurePolicy } from '@ratekeeper/core/store';
+import { type FailurePolicy, failureWarner } from '@ratekeeper/core/store';
+import { causeOf } from './file/failure-cause.js';
 import { type SqliteStoreOptions, resolveOptions } from './options.js';
 
 export interface SqliteStoreEvents {
@@ -51,6 +55,7 @@ export class SqliteStore extends EventEmitter<SqliteStoreEvents> implements Stor
   readonly #names = new PolicyNames();
   readonly #prepared = new WeakMap<readonly StoreBinding<'sync'>[], PreparedMembers>();
   readonly #reservations: Reservations;
+  readonly #warn: (info: FailureInfo) => void;
 
   constructor(options: SqliteStoreOptions) {
     super();
@@ -62,6 +67,14 @@ export class SqliteStore extends EventEmitter<SqliteStoreEvents> implements Stor
     this.maxKeys = o.maxKeys;
     this.leaseTtlMs = o.leaseTtlMs;
     const file = new SqliteFile(o.driver, o.path, o.busyTimeoutMs, o.probeIntervalMs);
+    this.#warn = failureWarner({
+      owner: 'SqliteStore',
+      server: 'the SQLite file',
+      onFailure: o.onFailure,
+      enabled: o.failureWarning,
+      listening: () => this.listenerCount('failure') > 0,
+      causeOf: (info) => causeOf(info, o.path, o.busyTimeoutMs),
+    });
     const divisor = o.fallbackDivisor;
     this.#backend = {
       file,
@@ -91,7 +104,7 @@ export class SqliteStore extends EventEmitter<SqliteStoreEvents> implements Stor
   }
 
   /**
-   * banned puts a ban in front of one of this store's bindings, in the same transaction (./bans.ts).
+   * banned puts a ban in front of one of this store's bindings, in the same transaction (./bindings/bans.ts).
    * @internal (BanLimiter calls it)
    */
   banned(binding: StoreBinding<'sync'>, banMs: number): SqliteBans {
@@ -99,12 +112,12 @@ export class SqliteStore extends EventEmitter<SqliteStoreEvents> implements Stor
     return new SqliteBans(binding, banMs);
   }
 
-  /** prepareAll checks a composite once, when CompositeLimiter is built (./composite.ts). */
+  /** prepareAll checks a composite once, when CompositeLimiter is built (./bindings/composite.ts). */
   prepareAll(bindings: readonly StoreBinding<'sync'>[]): void {
     if (!this.#prepared.has(bindings)) this.#prepared.set(bindings, prepareMembers(this.#backend, bindings, isMember));
   }
 
-  /** consumeAll decides a composite in one transaction, all or nothing (./composite.ts). */
+  /** consumeAll decides a composite in one transaction, all or nothing (./bindings/composite.ts). */
   consumeAll(bindings: readonly StoreBinding<'sync'>[], key: string, now: number, cost: number, commit: boolean): readonly Decision[] {
     let prepared = this.#prepared.get(bindings);
     if (prepared === undefined) {
@@ -116,7 +129,7 @@ export class SqliteStore extends EventEmitter<SqliteStoreEvents> implements Stor
 
   /**
    * reserveAll books a request for one binding or a composite's (core's reserve.ts contract) in one
-   * transaction that runs the memory store's booking code (./reserve.ts).
+   * transaction that runs the memory store's booking code (./bindings/reserve.ts).
    */
   reserveAll(bindings: readonly StoreBinding<'sync'>[], key: string, now: number, cost: number, maxWaitMs: number): Booking<'sync'> {
     const members = bindings.map((b, i) => {
@@ -129,7 +142,7 @@ export class SqliteStore extends EventEmitter<SqliteStoreEvents> implements Stor
   /**
    * peers is the number of processes last seen deciding on this file (this one included; 1 until a
    * beat has been recorded): with the default `fallbackDivisor`, each process's fallback enforces the
-   * limit divided by it while the file cannot decide (./peers.ts).
+   * limit divided by it while the file cannot decide (./file/peers.ts).
    */
   get peers(): number {
     return this.#backend.file.peers.count;
@@ -146,8 +159,12 @@ export class SqliteStore extends EventEmitter<SqliteStoreEvents> implements Stor
     }
   }
 
-  /** A listener that throws is the caller's bug: it surfaces as an uncaught exception, not in a decision. */
+  /**
+   * #report emits 'failure', or, when nobody listens, warns once per process per cause (./file/failure-cause.ts).
+   * A listener that throws is the caller's bug: it surfaces as an uncaught exception, not in a decision.
+   */
   #report(info: FailureInfo): void {
+    this.#warn(info);
     try {
       this.emit('failure', info);
     } catch (error) {

@@ -9,7 +9,7 @@ import { BanLimiter, CompositeLimiter, ConcurrencyLimiter, FixedWindowLimiter, M
 import { afterAll, describe, expect, it } from 'vitest';
 import * as api from '../src/index.js';
 import { MAX_RAW_KEY_LENGTH, SqliteStore } from '../src/index.js';
-import { loadDriver } from '../src/driver.js';
+import { loadDriver } from '../src/file/driver.js';
 import { tempDir } from './support/files.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));

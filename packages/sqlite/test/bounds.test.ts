@@ -9,8 +9,8 @@
 import { BanLimiter, FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../src/index.js';
-import { loadDriver } from '../src/driver.js';
-import { prepare } from '../src/sql.js';
+import { loadDriver } from '../src/file/driver.js';
+import { prepare } from '../src/sql/sql.js';
 import { tempDir } from './support/files.js';
 import { mutantBuild } from './support/mutant-builds.js';
 
@@ -55,7 +55,7 @@ describe('a key flood', () => {
 
   /**
    * liveAfterFullTable: a table of 3 keys, one of them used up in a 10 s window and so empty from its
-   * end on (its expiry, kept loosely, lies 1.25 s later: src/table.ts); two keys use 1 each just after
+   * end on (its expiry, kept loosely, lies 1.25 s later: src/rows/table.ts); two keys use 1 each just after
    * that end, and a fourth arrives. What the two live keys have left.
    */
   function liveAfterFullTable(Store: typeof SqliteStore): number[] {
@@ -125,7 +125,7 @@ describe('expired rows', () => {
     const store = new SqliteStore({ path });
     const limiter = new FixedWindowLimiter({ limit: 5, windowMs: 1000, store, clock });
     for (let i = 0; i < 1000; i++) limiter.consume(`old-${i}`);
-    // The window's end, the grace, and the slack a row's expires_at may keep past its empty instant (src/table.ts).
+    // The window's end, the grace, and the slack a row's expires_at may keep past its empty instant (src/rows/table.ts).
     clock.advance(1000 + 60_000 + 1000);
     for (let i = 0; i < 500; i++) limiter.consume(`new-${i}`);
     store.close();

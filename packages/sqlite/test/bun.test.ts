@@ -1,9 +1,9 @@
 /**
  * The same suites on Bun: `bun test` runs this package's test files as they are (Bun's runner takes
- * the `vitest` imports), with bun:sqlite as the driver (the contention suite checks its workers used
- * it): the differential properties, bans, leases and reservations, the 8-process contention test and
- * its mutants, SIGKILL mid-transaction, lease expiry after SIGKILL, failures, bounds and the rows'
- * indexed columns. Every test must pass and the count must be the full one. Bun comes from npm (the
+ * the `vitest` imports), with bun:sqlite as the driver (the burst checks its workers used it): the
+ * store contract suite (its differential and its 8-process burst with their mutants included), the
+ * lease-and-rate composite, bookings and leases from several connections, SIGKILL mid-transaction,
+ * lease expiry after SIGKILL, failures, bounds and the rows' indexed columns. Every test must pass and the count must be the full one. Bun comes from npm (the
  * `bun` devDependency); a missing binary skips this file with a warning on a developer machine and
  * fails it in CI. */
 import { spawnSync } from 'node:child_process';
@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bunBinary } from './support/bun.js';
 
-const SUITES = ['differential', 'capabilities', 'contention', 'crash', 'leases', 'failure', 'bounds', 'index-columns'].map((name) => `test/${name}.test.ts`);
+const SUITES = ['store-contract', 'capabilities', 'bookings', 'crash', 'leases', 'failure', 'bounds', 'index-columns'].map((name) => `test/${name}.test.ts`);
 /** The tests those files hold (a suite that silently ran fewer would not be the same suite). */
-const TESTS = 6 + 6 + 7 + 2 + 4 + 9 + 7 + 7;
+const TESTS = 133 + 3 + 8 + 2 + 11 + 9 + 7 + 7;
 const bun = bunBinary();
 const inCI = process.env['CI'] === 'true';
 if (bun === undefined && !inCI) console.warn('\n*** Bun not found: the Bun suites are SKIPPED. Run pnpm install (it comes from npm); CI fails instead. ***\n');

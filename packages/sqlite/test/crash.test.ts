@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ManualClock, TokenBucketLimiter, fixedWindow, tokenBucket } from '@ratekeeper/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type FailureInfo, SqliteStore } from '../src/index.js';
-import { loadDriver } from '../src/driver.js';
+import { loadDriver } from '../src/file/driver.js';
 import { tempDir } from './support/files.js';
 import { mutantBuild } from './support/mutant-builds.js';
 

@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Decision, FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLOSED_RETRY_AFTER_MS, type FailureInfo, SqliteStore, type SqliteStoreOptions } from '../src/index.js';
-import { loadDriver } from '../src/driver.js';
+import { loadDriver } from '../src/file/driver.js';
 import { tempDir } from './support/files.js';
 import { mutantBuild } from './support/mutant-builds.js';
 
@@ -84,7 +84,7 @@ describe('a file that cannot decide', () => {
   });
 
   it('waits for a file that other connections keep committing to, however long, and never fails it', () => {
-    // Exercised under contention by test/contention.test.ts (no failure with 8 processes); here the
+    // Exercised under contention by the contract's burst (test/store-contract.test.ts: no failure with 8 processes); here the
     // wait's own rule: a busyTimeoutMs of 0 never waits, so a held lock fails the call at once.
     const path = dir.file();
     valid(path);

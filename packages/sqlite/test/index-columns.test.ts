@@ -1,5 +1,5 @@
 /**
- * A row's indexed columns are kept loosely (src/table.ts), so that most writes change the state alone:
+ * A row's indexed columns are kept loosely (src/rows/table.ts), so that most writes change the state alone:
  * - never before the state's empty instant: expires_at ≥ emptyAt after every step of every history,
  *   so no live row is deleted as expired;
  * - a write that keeps them keeps them only within their bounds: expires_at ≤ emptyAt + max(1 s, 25 %
@@ -10,15 +10,16 @@
  * mutant that keeps an expiry past the empty instant ('index-kept-past-empty') fails the property,
  * and in a plain scenario it deletes a live key as expired, which then admits again what it had used.
  */
-import { ManualClock, MemoryStore, type Policy, type Store, fixedWindow, slidingLog, slidingWindow, tokenBucket } from '@ratekeeper/core';
+import { ManualClock, MemoryStore, type Policy, type Store, fixedWindow, slidingWindow, tokenBucket } from '@ratekeeper/core';
 import { ALGORITHMS, Instants, type Spec, makeLimiter, specs, startInstant, steps } from '@ratekeeper/store-contract';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeState } from '../src/codec.js';
-import { loadDriver } from '../src/driver.js';
+import { decodeState } from '../src/rows/codec.js';
+import { loadDriver } from '../src/file/driver.js';
 import { EXPIRED_GRACE_MS, SqliteStore } from '../src/index.js';
 import { tempDir } from './support/files.js';
 import { mutantBuild } from './support/mutant-builds.js';
+import { slidingLog } from '@ratekeeper/core/store';
 
 const dir = tempDir();
 afterAll(() => dir.remove());

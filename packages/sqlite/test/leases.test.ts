@@ -1,4 +1,7 @@
 /**
+ * Across processes, the shared checks (@ratekeeper/store-contract's leaseChecks): four stores on four
+ * connections to one file, with this package's mutants 'leases-never-expire' and 'renew-ignored'.
+ *
  * Concurrency leases expire by time, so a crashed process cannot hold a key's capacity for good: a
  * child takes 3 of 3 leases and is killed with SIGKILL; its leases still count until leaseTtlMs after
  * they were taken (the default, 30 s, on the limiters' clock, here a ManualClock), then every unit is
@@ -10,9 +13,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConcurrencyLimiter, ManualClock } from '@ratekeeper/core';
+import { leaseChecks } from '@ratekeeper/store-contract';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONCURRENCY_LEASE_TTL_MS, SqliteStore } from '../src/index.js';
-import { loadDriver } from '../src/driver.js';
+import { loadDriver } from '../src/file/driver.js';
 import { tempDir } from './support/files.js';
 import { mutantBuild } from './support/mutant-builds.js';
 
@@ -20,7 +24,24 @@ const HOLDER = fileURLToPath(new URL('./support/lease-holder.mjs', import.meta.u
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/esm/index.js', import.meta.url))).href;
 const T = 1_700_000_000_000;
 const dir = tempDir();
-afterAll(() => dir.remove());
+const opened: SqliteStore[] = [];
+afterAll(() => {
+  for (const store of opened) store.close();
+  dir.remove();
+});
+
+leaseChecks({
+  ttlMs: DEFAULT_CONCURRENCY_LEASE_TTL_MS,
+  stores: async (mutant) => {
+    const Made = mutant === undefined ? SqliteStore : ((await import(mutantBuild(mutant))) as { SqliteStore: typeof SqliteStore }).SqliteStore;
+    const path = dir.file();
+    return () => {
+      const store = new Made({ path });
+      opened.push(store);
+      return store;
+    };
+  },
+});
 
 async function crashedHolder(dist: string): Promise<string> {
   const path = dir.file();
@@ -74,8 +95,8 @@ describe('leases of a process killed with SIGKILL', () => {
   });
 
   it('catches a mutant whose leases never expire', async () => {
-    const path = await crashedHolder(mutantBuild('eternal-leases'));
-    const { SqliteStore: Mutant } = (await import(mutantBuild('eternal-leases'))) as { SqliteStore: typeof SqliteStore };
+    const path = await crashedHolder(mutantBuild('leases-never-expire'));
+    const { SqliteStore: Mutant } = (await import(mutantBuild('leases-never-expire'))) as { SqliteStore: typeof SqliteStore };
     const store = new Mutant({ path });
     const limiter = new ConcurrencyLimiter({ limit: 3, store, clock: new ManualClock(T + DEFAULT_CONCURRENCY_LEASE_TTL_MS), name: 'leases' });
     expect(limiter.consume('crashed').allowed).toBe(false);

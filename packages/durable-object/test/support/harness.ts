@@ -22,6 +22,9 @@ export interface Answer {
   readonly results: StepResult[];
   readonly failures: { operation: string; policy: string; reason: string }[];
   readonly batching: { rpcs: number; calls: number };
+  /** With `listen: false`: what console.warn printed, and whether the Worker has process.emitWarning. */
+  readonly warnings?: string[];
+  readonly hasProcess?: boolean;
 }
 
 export interface Workerd {

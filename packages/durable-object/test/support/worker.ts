@@ -5,12 +5,15 @@
  * POST /scenario { prefix, store: { kind, options }, start, scenario } builds a store and the
  * scenario's limiter in this invocation (as a Worker does at module scope or per request), runs the
  * steps and answers { results, failures, batching }. `kind` picks the real store or a mutant
- * (test/mutants/). POST /raw { name, batch, namespace } calls an object's run directly (the deadline test).
+ * (test/mutants/). With `listen: false` no 'failure' listener is attached: the store's one-time
+ * warnings (forgotten first) are caught from console.warn and answered as `warnings`, with whether the
+ * Worker has `process.emitWarning` at all. POST /raw { name, batch, namespace } calls an object's run directly (the deadline test).
  *
  * Besides the real object the module exports the objects the fault tests need: one that never
  * answers (StallingObject), one that throws (ThrowingObject), and the mutant objects.
  */
 import { ManualClock, type Store, systemClock } from '@ratekeeper/core';
+import { forgetFailureWarnings } from '@ratekeeper/core/store';
 import { DurableObject } from 'cloudflare:workers';
 import { type Batch, DurableObjectStore, type DurableObjectStoreOptions, type FailureInfo, type LimiterNamespace, RateLimiterObject } from '../../src/index.js';
 import { DeadlineDeafObject } from '../mutants/deadline-deaf-object.js';
@@ -46,6 +49,8 @@ export interface ScenarioRequest {
   /** The ManualClock's start when time is the client's (else the system clock). */
   readonly start?: number;
   readonly scenario: Scenario;
+  /** false: no 'failure' listener; the warnings console.warn prints are answered instead. */
+  readonly listen?: false;
 }
 
 function storeOf(request: ScenarioRequest, env: Env): DurableObjectStore {
@@ -58,11 +63,24 @@ function storeOf(request: ScenarioRequest, env: Env): DurableObjectStore {
 async function scenario(request: ScenarioRequest, env: Env): Promise<Response> {
   const store = storeOf(request, env);
   const failures: Omit<FailureInfo, 'error'>[] = [];
-  store.on('failure', ({ operation, policy, reason }) => failures.push({ operation, policy, reason }));
+  if (request.listen !== false) store.on('failure', ({ operation, policy, reason }) => failures.push({ operation, policy, reason }));
   const manual = request.start === undefined ? undefined : new ManualClock(request.start);
   const limiter = limiterOf(request.scenario, store as Store, manual ?? systemClock);
-  const results = await runScenario(request.scenario, limiter, (at) => manual?.set((request.start as number) + at));
-  return Response.json({ results, failures, batching: store.batching });
+  if (request.listen !== false) {
+    const results = await runScenario(request.scenario, limiter, (at) => manual?.set((request.start as number) + at));
+    return Response.json({ results, failures, batching: store.batching });
+  }
+  forgetFailureWarnings();
+  const warnings: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(' '));
+  try {
+    const results = await runScenario(request.scenario, limiter, (at) => manual?.set((request.start as number) + at));
+    const hasProcess = typeof (globalThis as { process?: { emitWarning?: unknown } }).process?.emitWarning === 'function';
+    return Response.json({ results, failures, batching: store.batching, warnings, hasProcess });
+  } finally {
+    console.warn = warn;
+  }
 }
 
 export default {

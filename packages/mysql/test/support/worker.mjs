@@ -2,9 +2,10 @@
  * A load worker, run as a child process by ./workers.ts. On 'setup' it opens its own mysql2 pool (as
  * `user`, default root) and builds one limiter, or a composite, on the built @ratekeeper/mysql (dist,
  * or a mutant build) with a MySqlStore of DEFAULT options but its table, makes one warm-up call
- * outside the count (the schema, the server's clock), and answers 'ready'; on 'go' it makes all its
- * requests at once (as a server's handlers would, each awaiting its own decision) and reports how
- * many were admitted, how many decisions carried a failure mark, and every failure reported.
+ * outside the count (the schema, the server's clock), resets the burst's key when asked, and answers
+ * 'ready'; on 'go' it makes all its requests at once (as a server's handlers would, each awaiting its
+ * own decision) and reports how many were admitted, how many decisions carried a failure mark, and
+ * every failure reported.
  * Plain JavaScript, so that it starts without a TypeScript loader.
  */
 import { CompositeLimiter, ConcurrencyLimiter, FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
@@ -43,6 +44,8 @@ async function setup(message) {
   limiter = members.length === 1 ? members[0] : new CompositeLimiter(members);
   requests = message.requests;
   await limiter.peek(`warm-${process.pid}`, 1);
+  // The burst's key with a row that exists, when asked (every worker resets it before the barrier).
+  if (message.resetFirst) await limiter.reset(requests[0][0]);
 }
 
 async function go() {

@@ -25,6 +25,8 @@ export interface WorkerSetup {
   readonly requests: readonly (readonly [string, number])[];
   /** The build to load (a mutant build's URL); default: dist. */
   readonly dist?: string;
+  /** Reset the first request's key before 'ready' (so the burst starts on a row that exists). */
+  readonly resetFirst?: boolean;
 }
 
 export interface WorkerReport {

@@ -2,8 +2,9 @@
  * A load worker, run as a child process by ./workers.ts, under the runtime running the tests (Node, or
  * Bun: its default driver is then bun:sqlite). It builds one limiter per 'setup' message on the built
  * @ratekeeper/sqlite (dist, or a mutant build) with a SqliteStore of DEFAULT options on the given file,
- * answers 'ready', and on 'go' makes all its requests back to back (each a synchronous transaction;
- * the concurrency is between the processes), then reports how many were admitted and every failure.
+ * resets the burst's key when asked, answers 'ready', and on 'go' makes all its requests back to back
+ * (each a synchronous transaction; the concurrency is between the processes), then reports how many
+ * were admitted and every failure.
  * Plain JavaScript, so that it starts without a TypeScript loader.
  */
 import { CompositeLimiter, ConcurrencyLimiter, FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
@@ -41,6 +42,8 @@ async function setup(message) {
   requests = message.requests;
   // One request outside the count opens the file and warms the statements.
   limiter.peek(`warm-${process.pid}`, 1);
+  // The burst's key with state that exists, when asked (every worker resets it before the barrier).
+  if (message.resetFirst) limiter.reset(requests[0][0]);
 }
 
 function go() {

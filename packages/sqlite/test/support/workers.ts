@@ -7,8 +7,6 @@
  */
 import { WorkerPool as Pool } from '@ratekeeper/store-contract';
 
-export { totalAdmitted } from '@ratekeeper/store-contract';
-
 export interface MemberSpec {
   readonly algorithm: string;
   readonly limit?: number;
@@ -24,6 +22,8 @@ export interface WorkerSetup {
   readonly requests: readonly (readonly [string, number])[];
   /** The build to load (a mutant build's URL); default: dist. */
   readonly dist?: string;
+  /** Reset the first request's key before 'ready' (so the burst starts on state that exists). */
+  readonly resetFirst?: boolean;
 }
 
 export interface WorkerReport {
