@@ -1,5 +1,5 @@
 /**
- * RedisBans: the Redis side of core's Bans contract (core/src/ban.ts). The ban is a key beside the
+ * RedisBans: the Redis side of core's Bans contract (core/src/limiter/ban.ts). The ban is a key beside the
  * policy's state, `<state key>:ban`, in the same hash tag (one cluster slot), holding the instant the
  * ban ends (with that much TTL); one script (BAN_BODY) checks it and runs the algorithm's step, so a banned or
  * unbanned decision is still one round trip, atomic with every other decision on the key.

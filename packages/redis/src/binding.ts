@@ -116,6 +116,7 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
         return decision;
       },
       redisKey,
+      redisKey, // a consume that waits in the batcher asks the cache again as its batch goes
     );
   }
 
@@ -166,11 +167,14 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     });
   }
 
-  /** #run decides one request: through the batcher when batching is on, else as one EVALSHA of this policy's script. */
-  #run<T>(key: string, now: number, cost: number, commit: boolean, interpret: Interpret<T>, redisKey = this.keyOf(key)): Promise<T> {
+  /**
+   * #run decides one request: through the batcher when batching is on, else as one EVALSHA of this
+   * policy's script. `cached` is the deny-cache key of a consume, whose answer the batcher may give.
+   */
+  #run<T>(key: string, now: number, cost: number, commit: boolean, interpret: Interpret<T>, redisKey = this.keyOf(key), cached?: string): Promise<T> {
     const group = this.#group;
     const batcher = this.backend.batcher;
-    if (batcher !== undefined) return batcher.submit(redisKey, redisKey, group, cost, commit, now, interpret);
+    if (batcher !== undefined) return batcher.submit(redisKey, redisKey, group, cost, commit, now, interpret, cached);
     return this.backend.remote.eval(this.#script, group.command(redisKey, now, String(commit ? cost : -cost)), redisKey, interpret);
   }
 

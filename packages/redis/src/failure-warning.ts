@@ -1,16 +1,11 @@
 /**
  * causeOf reads why Redis could not decide, for the one-time warning a RedisStore gives (core's
- * warnFailureOnce): from the client's own state first (a node-redis client never `connect()`ed is not
+ * failureWarner, which writes the sentence around it): from the client's own state first (a node-redis client never `connect()`ed is not
  * open; an ioredis client made with `lazyConnect` and no offline queue is still waiting), then from the
  * failure (refused, timed out, closed, an error reply). Each cause has its own code, so each is told
  * once per process; the sentence names the fix and how to silence the warning. Never throws.
  */
-import type { FailureInfo } from '@ratekeeper/core/store';
-
-export interface Cause {
-  readonly code: string;
-  readonly text: string;
-}
+import type { FailureCause as Cause, FailureInfo } from '@ratekeeper/core/store';
 
 const errorText = (error: unknown): string => {
   const e = error as { message?: unknown; code?: unknown } | null | undefined;
@@ -38,15 +33,4 @@ export function causeOf(client: unknown, info: FailureInfo, timeoutMs: number): 
   if (info.reason === 'reply') return { code: 'RATEKEEPER_REDIS_REPLY', text: 'Redis answered with an error' };
   if (/ECONNREFUSED/.test(text)) return { code: 'RATEKEEPER_REDIS_REFUSED', text: 'the connection to Redis was refused: is Redis running at the address the client was given?' };
   return { code: 'RATEKEEPER_REDIS_CONNECTION', text: 'the client could not send the command (connection closed or lost)' };
-}
-
-const POLICY = {
-  fallback: "so this process decides alone with onFailure: 'fallback' (an in-process limit, its share of the limit per process)",
-  open: "so every request is admitted (onFailure: 'open')",
-  closed: "so every request is denied, 503 (onFailure: 'closed')",
-} as const;
-
-/** warningText is the whole sentence: cause, what decides instead, how to see every failure and how to silence this. */
-export function warningText(cause: Cause, onFailure: keyof typeof POLICY): string {
-  return `RedisStore: Redis could not decide, ${POLICY[onFailure]}: ${cause.text}. To see every failure, listen with store.on('failure', (info) => …), which also silences this warning; or pass failureWarning: false.`;
 }

@@ -7,4 +7,4 @@ export { MAX_RAW_KEY_LENGTH, storageKey } from './keys.js';
 export { DEFAULT_PREFIX, type RedisStoreOptions, type TimeSource } from './options.js';
 export { DEFAULT_PROBE_INTERVAL_MS, DEFAULT_TIMEOUT_MS, type FailurePolicy } from '@ratekeeper/core/store';
 export { LeasedLimiter } from './lease/leased.js';
-export { DEFAULT_LEASE_KEYS, DEFAULT_LEASED_TTL_MS, DEFAULT_LEASE_TTL_MS, type LeasedOptions } from './lease/lease-options.js';
+export { DEFAULT_LEASE_KEYS, DEFAULT_LEASED_TTL_MS, type LeasedOptions } from './lease/lease-options.js';

@@ -5,7 +5,7 @@
  * a typo never silently runs on a default. Nothing is coerced; the caller's object is never mutated.
  */
 import { describeValue } from '@ratekeeper/core/store';
-import { FAILURE_OPTIONS, type FailureOptions, type ResolvedFailureOptions, optionFail, resolveFailureOptions } from '@ratekeeper/core/store';
+import { DEFAULT_CONCURRENCY_LEASE_TTL_MS, FAILURE_OPTIONS, type FailureOptions, type ResolvedFailureOptions, optionFail, resolveFailureOptions } from '@ratekeeper/core/store';
 import { DEFAULT_MAX_BATCH } from './transport/batcher.js';
 import { type RedisClientLike, type Send, adaptClient, isCluster } from './transport/client.js';
 
@@ -30,12 +30,6 @@ export interface RedisStoreOptions extends FailureOptions {
    * process's leases expire leaseTtlMs after their last renewal at most.
    */
   readonly leaseTtlMs?: number;
-  /**
-   * Warn once per process (a 'RatekeeperWarning' on process warnings, naming the cause) when Redis
-   * could not decide and `onFailure` did (default true). No warning either while a 'failure' listener
-   * is attached: a store whose failures are listened to is not silent.
-   */
-  readonly failureWarning?: boolean;
 }
 
 export interface ResolvedOptions extends ResolvedFailureOptions {
@@ -47,15 +41,14 @@ export interface ResolvedOptions extends ResolvedFailureOptions {
   readonly denyCache: boolean;
   readonly cluster: boolean;
   readonly leaseTtlMs: number;
-  readonly failureWarning: boolean;
 }
 
 export const DEFAULT_PREFIX = 'rk:';
-/** The default `leaseTtlMs`: a concurrency lease (ConcurrencyLimiter) of a process that stopped expires after 30 s. */
-export const DEFAULT_CONCURRENCY_LEASE_TTL_MS = 30_000;
+/** The default `leaseTtlMs` (core's, shared by every store): a concurrency lease (ConcurrencyLimiter) of a process that stopped expires after 30 s. */
+export { DEFAULT_CONCURRENCY_LEASE_TTL_MS };
 const MAX_LEASE_TTL_MS = 86_400_000;
 const OWNER = 'RedisStore';
-const KNOWN: ReadonlySet<string> = new Set(['client', 'prefix', 'time', ...FAILURE_OPTIONS, 'batch', 'maxBatchSize', 'denyCache', 'leaseTtlMs', 'failureWarning']);
+const KNOWN: ReadonlySet<string> = new Set(['client', 'prefix', 'time', ...FAILURE_OPTIONS, 'batch', 'maxBatchSize', 'denyCache', 'leaseTtlMs']);
 
 function fail(option: string, want: string, value: unknown): never {
   return optionFail(OWNER, option, want, value);
@@ -109,6 +102,5 @@ export function resolveOptions(options: RedisStoreOptions): ResolvedOptions {
     denyCache: o.denyCache === undefined ? true : flag('denyCache', o.denyCache),
     cluster: isCluster(o.client),
     leaseTtlMs: o.leaseTtlMs === undefined ? Math.max(DEFAULT_CONCURRENCY_LEASE_TTL_MS, 3 * timeoutMs) : leaseTtl(o.leaseTtlMs, timeoutMs),
-    failureWarning: o.failureWarning === undefined ? true : flag('failureWarning', o.failureWarning),
   };
 }

@@ -41,8 +41,8 @@ import type { Algorithm, Booking, ConcurrencyPolicy, Decision, Policy, StoreBind
 import { RedisBans } from './ban-binding.js';
 import { type Backend, RedisBinding, scriptParams } from './binding.js';
 import { type PreparedMembers, decideComposite, prepareMembers } from './composite.js';
-import { type FailureInfo, type FailurePolicy, Fallback, type FallbackStore, type Peers, warnFailureOnce } from '@ratekeeper/core/store';
-import { causeOf, warningText } from './failure-warning.js';
+import { type FailureInfo, type FailurePolicy, Fallback, type FallbackStore, type Peers, failureWarner } from '@ratekeeper/core/store';
+import { causeOf } from './failure-warning.js';
 import { STEPS, type StepName } from './lua/scripts.js';
 import { type RedisStoreOptions, type TimeSource, resolveOptions } from './options.js';
 import { Batcher } from './transport/batcher.js';
@@ -77,8 +77,8 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
   readonly #prepared = new WeakMap<readonly StoreBinding<'async'>[], PreparedMembers | PreparedConcurrency>();
   readonly #preparedReserves = new WeakMap<readonly StoreBinding<'async'>[], PreparedReserve>();
   readonly #probeIntervalMs: number;
-  readonly #client: unknown;
-  readonly #warn: boolean;
+  /** warn is core's one-time failure warning, naming the cause (./failure-warning.ts) unless a 'failure' listener hears it. */
+  readonly #warn: (info: FailureInfo) => void;
   /** How long a concurrency lease lives without renewal, in ms (see concurrency/concurrency-binding.ts). */
   readonly leaseTtlMs: number;
 
@@ -91,9 +91,17 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     this.onFailure = o.onFailure;
     this.#fallbackStore = o.fallbackStore;
     this.#probeIntervalMs = o.probeIntervalMs;
-    this.#client = options.client;
-    this.#warn = o.failureWarning;
-    const remote = new RedisRemote(o.send, o.timeoutMs, o.probeIntervalMs);
+    const client = options.client;
+    this.#warn = failureWarner({
+      owner: 'RedisStore',
+      server: 'Redis',
+      onFailure: o.onFailure,
+      enabled: o.failureWarning,
+      listening: () => this.listenerCount('failure') > 0,
+      causeOf: (info) => causeOf(client, info, o.timeoutMs),
+    });
+    // Functions where the server has them; a Redis Cluster keeps to scripts (a library would have to be loaded on every node).
+    const remote = new RedisRemote(o.send, o.timeoutMs, o.probeIntervalMs, !o.cluster);
     const clientTime = o.time === 'client';
     const peers = redisPeers(remote, o.prefix);
     this.#peers = peers;
@@ -101,13 +109,14 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     const fixed = o.fallbackDivisor;
     this.#fallbackDivisor = fixed === 'peers' ? () => peers.count : () => fixed;
     this.leaseTtlMs = o.leaseTtlMs;
+    const denyCache = o.denyCache ? new DenyCache() : undefined;
     this.#backend = {
       remote,
       prefix: o.prefix,
       onFailure: o.onFailure,
       clientTime,
-      batcher: o.batch ? new Batcher(remote, clientTime, o.maxBatchSize, o.cluster ? slotOf : undefined) : undefined,
-      denyCache: o.denyCache ? new DenyCache() : undefined,
+      batcher: o.batch ? new Batcher(remote, clientTime, o.maxBatchSize, o.cluster ? slotOf : undefined, denyCache) : undefined,
+      denyCache,
       fallbackDivisor: this.#fallbackDivisor,
       report: (info) => this.#report(info),
     };
@@ -231,10 +240,7 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
    * A listener that throws is the caller's bug: it surfaces as an uncaught exception, not in a decision.
    */
   #report(info: FailureInfo): void {
-    if (this.#warn && this.listenerCount('failure') === 0) {
-      const cause = causeOf(this.#client, info, this.timeoutMs);
-      if (cause !== undefined) warnFailureOnce(cause.code, warningText(cause, this.onFailure));
-    }
+    this.#warn(info);
     try {
       this.emit('failure', info);
     } catch (error) {

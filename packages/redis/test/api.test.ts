@@ -24,7 +24,6 @@ describe('the package', () => {
       'CLOSED_RETRY_AFTER_MS',
       'DEFAULT_LEASED_TTL_MS',
       'DEFAULT_LEASE_KEYS',
-      'DEFAULT_LEASE_TTL_MS',
       'DEFAULT_PREFIX',
       'DEFAULT_PROBE_INTERVAL_MS',
       'DEFAULT_TIMEOUT_MS',

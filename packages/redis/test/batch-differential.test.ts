@@ -1,7 +1,8 @@
 /**
  * Batching changes no decision: the differential histories (test/support/histories.ts) are fired at
  * Redis all at once, each call at its own instant of a ManualClock (client time), without waiting for
- * any answer, so that they go to Redis in batches; every decision must equal the memory store's,
+ * any answer, so that they go to Redis in batches (histories of SOLO_BELOW + 8 steps or more: the
+ * first calls of a process quiet until then go alone, src/transport/batcher.ts); every decision must equal the memory store's,
  * replayed one by one, field for field. Resets and composites in the same turn must keep their place
  * in the order. Composites batch too (a call of several policies, all or nothing in the batch
  * script): histories of composites alone, over two to four members of any algorithms, fired at once,
@@ -12,6 +13,7 @@ import { CompositeLimiter, type Decision, ManualClock, MemoryStore, type RateLim
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
+import { SOLO_BELOW } from '../src/transport/batcher.js';
 import { CLIENT_KINDS, type ClientKind, client, closeAll } from './support/clients.js';
 import { type Spec, type Step, makeLimiter, nextInstant, specs, startInstant, steps } from './support/histories.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
@@ -47,8 +49,8 @@ async function warm(spec: Spec, kind: ClientKind): Promise<void> {
   const limiter = makeLimiter(spec, store, clock);
   const pair = new CompositeLimiter([limiter, makeLimiter(spec, store, clock, `warm-other${run++}`)]);
   await limiter.consume('warm');
-  // The first call goes alone (nothing on the wire); the next two then go as one batch.
-  await Promise.all([limiter.consume('warm'), limiter.consume('warm'), limiter.peek('warm')]);
+  // The first SOLO_BELOW - 1 calls of a burst go alone; the others go in batches.
+  await Promise.all([...Array.from({ length: SOLO_BELOW + 2 }, () => limiter.peek('warm')), limiter.consume('warm')]);
   await pair.consume('warm');
 }
 
@@ -103,9 +105,9 @@ async function replayCompositesAtOnce(members: readonly Spec[], start: number, h
   const memory = new CompositeLimiter(members.map((spec, i) => makeLimiter(spec, memoryStore, clock, `c${id}-${i}`)));
   const redis = new CompositeLimiter(members.map((spec, i) => makeLimiter(spec, store, clock, `c${id}-${i}`)));
   // Warm the composite and batch scripts, and the server-clock sample, outside the history (see warm):
-  // the first call goes alone, the next two as one batch.
+  // the first call goes alone, then a burst's first calls alone and the others in batches.
   await redis.consume('warm');
-  await Promise.all([redis.consume('warm'), redis.consume('warm'), redis.peek('warm')]);
+  await Promise.all(Array.from({ length: SOLO_BELOW + 2 }, () => redis.peek('warm')));
   const want: Answer[] = [];
   const got: Promise<Answer>[] = [];
   let now = start;
@@ -156,7 +158,7 @@ describeRedis('batched decisions equal one-by-one decisions', () => {
       const before = (stores.get(kind) as RedisStore).batching.calls;
       await fc.assert(
         fc.asyncProperty(
-          composites.chain((m) => fc.tuple(fc.constant(m), startInstant, steps(m))),
+          composites.chain((m) => fc.tuple(fc.constant(m), startInstant, steps(m, SOLO_BELOW + 8))),
           ([members, start, history]) => replayCompositesAtOnce(members, start, history, kind),
         ),
         { numRuns: RUNS },
@@ -171,7 +173,7 @@ describeRedis('batched decisions equal one-by-one decisions', () => {
         const before = (stores.get(kind) as RedisStore).batching.calls;
         await fc.assert(
           fc.asyncProperty(
-            specs[algorithm].chain((s) => fc.tuple(fc.constant(s as Spec), startInstant, steps([s as Spec]))),
+            specs[algorithm].chain((s) => fc.tuple(fc.constant(s as Spec), startInstant, steps([s as Spec], SOLO_BELOW + 8))),
             async ([spec, start, history]) => {
               await warm(spec, kind);
               await replayAtOnce(spec, start, history, kind);

@@ -1,6 +1,7 @@
 /**
  * Flow control of the batcher (src/transport/batcher.ts, "How many"): a burst of 2,000 calls from one process
- * goes out as 32 batches, of which at most MAX_IN_FLIGHT are on the wire at any moment; the rest wait
+ * goes out as its first SOLO_BELOW - 1 calls alone (the process was quiet) and about 31 batches, of
+ * which at most MAX_IN_FLIGHT are on the wire at any moment, and none while the calls alone are; the rest wait
  * in order and go as answers come. Redis runs every command it has read before it writes any reply,
  * so without the bound a burst from several processes made a healthy Redis silent for longer than the
  * store's liveness timeout. The check counts the batch calls outstanding at the client, with the
@@ -9,7 +10,7 @@
  *
  * And the split (src/transport/batcher.ts, "Why the cap"): 50 callers in a closed loop, each making its next
  * call when its last is answered, keep two or more batches on the wire, none carrying more than half
- * of the 50 (the cap follows the calls outstanding at each answer), so that Redis runs one while the
+ * of the 50 once the burst of their first calls is out (the cap follows the calls outstanding at each answer), so that Redis runs one while the
  * process reads another's reply. One batch of all the calls (the cap left at maxSize, as before it
  * existed) makes the check on sizes fail (49 calls).
  *
@@ -24,7 +25,7 @@ import { type Decision, ManualClock, MemoryStore, TokenBucketLimiter } from '@ra
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
-import { MAX_IN_FLIGHT } from '../src/transport/batcher.js';
+import { MAX_IN_FLIGHT, SOLO_BELOW } from '../src/transport/batcher.js';
 import { closeAll, ioredis } from './support/clients.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
@@ -41,22 +42,31 @@ afterAll(async () => {
 });
 
 /**
- * counting wraps a client so that `peak` is the most EVALSHA calls outstanding at once and `sizes`
- * the number of keys each call carried (a batch's calls, for single decisions).
+ * counting wraps a client so that `peak` is the most script calls (EVALSHA, FCALL) outstanding at once,
+ * `batchPeak` the most batches (calls of two keys or more: single decisions here) and `sizes` the
+ * number of keys each call carried (a batch's calls).
  */
 function counting(client: Redis) {
-  const seen = { outstanding: 0, peak: 0, calls: 0, sizes: [] as number[] };
+  const seen = { outstanding: 0, peak: 0, batches: 0, batchPeak: 0, calls: 0, sizes: [] as number[] };
   const wrapped = {
     call(command: string, ...args: string[]) {
-      if (command !== 'EVALSHA' && command !== 'EVAL') return client.call(command, ...args);
+      if (command !== 'EVALSHA' && command !== 'EVAL' && command !== 'FCALL') return client.call(command, ...args);
+      const batch = Number(args[1]) > 1;
       seen.calls++;
       seen.sizes.push(Number(args[1]));
       seen.peak = Math.max(seen.peak, ++seen.outstanding);
-      return client.call(command, ...args).finally(() => seen.outstanding--);
+      if (batch) seen.batchPeak = Math.max(seen.batchPeak, ++seen.batches);
+      return client.call(command, ...args).finally(() => {
+        seen.outstanding--;
+        if (batch) seen.batches--;
+      });
     },
   };
   return { wrapped, seen };
 }
+
+/** ALONE: the calls of a burst that go alone before batching starts (the process was quiet: src/transport/batcher.ts). */
+const ALONE = SOLO_BELOW - 1;
 
 // Every store here has a fixed fallback divisor: no peer count beats, so every call on the wire is a batch.
 describeRedis('batcher flow control', () => {
@@ -72,9 +82,13 @@ describeRedis('batcher flow control', () => {
     expect(decisions.filter((d) => d.failure !== undefined)).toEqual([]);
     // The first 500 in call order are the admitted ones: held batches keep their order.
     expect(decisions.findIndex((d) => !d.allowed)).toBe(500);
-    expect(seen.peak).toBe(MAX_IN_FLIGHT);
-    expect(seen.calls).toBeGreaterThan(MAX_IN_FLIGHT);
-    expect(store.batching.calls).toBeGreaterThan(1900);
+    // The burst's first calls go alone, and no batch goes while they or MAX_IN_FLIGHT batches are out.
+    expect(seen.batchPeak).toBe(MAX_IN_FLIGHT);
+    expect(seen.peak).toBe(ALONE);
+    expect(seen.calls).toBeGreaterThan(ALONE + MAX_IN_FLIGHT);
+    // Every call but the first ones (alone) went in a batch, or was held until a denial of the key came
+    // back and answered by the deny cache (./hot-key-batch.test.ts).
+    expect(store.batching.calls + store.denyCacheHits).toBe(2000 - ALONE);
   });
 });
 
@@ -92,7 +106,11 @@ describeRedis('batcher split', () => {
     };
     await Promise.all(Array.from({ length: 50 }, (_, c) => caller(c)));
     expect(admitted).toBe(2000);
-    expect(Math.max(...seen.sizes)).toBeLessThanOrEqual(25);
+    // The callers' first calls come at once, a burst: its first ALONE calls go alone and the rest wait in
+    // one held batch. From then on, the closed loop: no batch above half of the 50.
+    expect(seen.sizes.slice(0, ALONE)).toEqual(Array(ALONE).fill(1));
+    expect(seen.sizes[ALONE]).toBe(50 - ALONE);
+    expect(Math.max(...seen.sizes.slice(ALONE + 1))).toBeLessThanOrEqual(25);
     expect(seen.peak).toBeGreaterThanOrEqual(2);
     expect(store.batching.calls).toBeGreaterThan(1900);
   });
@@ -110,8 +128,8 @@ describeRedis('batcher holding', () => {
     const decisions = await Promise.all(Array.from({ length: 2000 }, () => limiter.consume('after-quiet')));
     expect(decisions.filter((d) => d.allowed).length).toBe(500);
     expect(decisions.findIndex((d) => !d.allowed)).toBe(500);
-    expect(seen.peak).toBe(MAX_IN_FLIGHT);
-    expect(seen.calls).toBeLessThanOrEqual(Math.ceil(2000 / 64) + MAX_IN_FLIGHT + 1);
+    expect(seen.batchPeak).toBe(MAX_IN_FLIGHT);
+    expect(seen.calls).toBeLessThanOrEqual(ALONE + Math.ceil(2000 / 64) + MAX_IN_FLIGHT + 1);
     expect(Math.max(...seen.sizes)).toBe(64);
   });
 });

@@ -23,7 +23,7 @@
  * or minting a token, so exactly 500 is the right answer.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { Spec } from './support/histories.js';
 import { mutantBuild } from './support/mutant-builds.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
@@ -61,6 +61,16 @@ const SPECS: readonly (readonly [string, readonly Spec[]])[] = [
 let server: RedisServer;
 let busyPool: WorkerPool;
 let keys = 0;
+/**
+ * What a scenario started and stops when it ends; afterEach stops what is left, since a test that
+ * times out never reaches its own `finally` (burners left spinning would load every test after it).
+ */
+const started = new Set<{ stop(): void }>();
+
+afterEach(() => {
+  for (const thing of started) thing.stop();
+  started.clear();
+});
 
 beforeAll(async () => {
   server = await startServer();
@@ -81,20 +91,30 @@ function setups(members: readonly Spec[], client: WorkerSetup['client'], extra: 
 /** fresh runs one burst on 8 processes started together for it, and stops them after. */
 async function fresh(run: (pool: WorkerPool) => Promise<WorkerReport[]>): Promise<WorkerReport[]> {
   const pool = new WorkerPool(WORKERS);
+  const stopper = { stop: () => pool.close() };
+  started.add(stopper);
   try {
     return await run(pool);
   } finally {
+    started.delete(stopper);
     pool.close();
   }
 }
 
-/** loaded runs `body` while two more processes burn both cores. */
+/**
+ * loaded runs `body` while two more processes burn both cores. Each burner also stops itself after
+ * the test's timeout, should the runner that started it be gone.
+ */
 async function loaded<T>(body: () => Promise<T>): Promise<T> {
-  const burners: ChildProcess[] = Array.from({ length: 2 }, () => spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' }));
+  const burn = `const end = Date.now() + ${60_000 * RUNS}; while (Date.now() < end);`;
+  const burners: ChildProcess[] = Array.from({ length: 2 }, () => spawn(process.execPath, ['-e', burn], { stdio: 'ignore' }));
+  const stopper = { stop: () => burners.forEach((burner) => burner.kill('SIGKILL')) };
+  started.add(stopper);
   try {
     return await body();
   } finally {
-    for (const burner of burners) burner.kill('SIGKILL');
+    started.delete(stopper);
+    stopper.stop();
   }
 }
 

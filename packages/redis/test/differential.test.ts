@@ -1,24 +1,23 @@
 /**
- * Differential test: the TypeScript step is the specification and the Lua scripts are its port. The
- * same random histories (fast-check) run on the memory store and on Redis in client time, with the
- * same ManualClock, and every decision must be identical, field for field and bit for bit (-0 and
- * fractional figures included): for each algorithm and for composites, through ioredis and node-redis.
- * Four classic porting mistakes (test/mutants/rewritten-scripts-client.ts) must be caught by the same
- * property.
+ * What the Lua port adds to the store contract's differential (./store-contract.test.ts replays every
+ * algorithm, composite, booking, ban and lease history on memory and on Redis in client time, through
+ * ioredis and node-redis, and catches four porting mistakes, with a clock that never steps back on
+ * Redis): the same rate histories with the clock stepping back, through both clients; figures too wide
+ * for the compact reply; a GCRA emission interval whose rate does not round-trip; sliding-log keys
+ * within 8 bytes per unit of the limit; and no key left without a TTL.
  */
 import { CompositeLimiter, GcraLimiter, ManualClock, MemoryStore, type RateLimiter } from '@ratekeeper/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FailureInfo, RedisStore } from '../src/index.js';
-import { FORGETFUL_LOG, LATE_LOG_BOUNDARY, LOSSY_STATE, TRUNCATED_REPLY, rewrittenScripts } from './mutants/rewritten-scripts-client.js';
 import { CLIENT_KINDS, type ClientKind, client, closeAll, ioredis } from './support/clients.js';
-import { type Spec, type Step, makeLimiter, nextInstant, specs, startInstant, steps } from './support/histories.js';
+import { type Spec, type Step, composites, makeLimiter, nextInstant, specs, startInstant, steps } from './support/histories.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
 import { immortalKeys } from './support/ttl.js';
 
 let server: RedisServer;
-const stores = new Map<ClientKind | 'mutant', RedisStore>();
+const stores = new Map<ClientKind, RedisStore>();
 const failures: FailureInfo[] = [];
 let run = 0;
 /** RATEKEEPER_DIFF_RUNS raises the number of histories per property (nightly runs use more). */
@@ -40,7 +39,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function replay(members: readonly Spec[], start: number, history: readonly Step[], kind: ClientKind | 'mutant'): Promise<void> {
+async function replay(members: readonly Spec[], start: number, history: readonly Step[], kind: ClientKind): Promise<void> {
   const clock = new ManualClock(start);
   const store = stores.get(kind) as RedisStore;
   const memoryStore = new MemoryStore();
@@ -68,22 +67,21 @@ async function replay(members: readonly Spec[], start: number, history: readonly
   expect(failures).toEqual([]);
 }
 
-function property(members: fc.Arbitrary<Spec[]>, kind: ClientKind | 'mutant') {
+function property(members: fc.Arbitrary<Spec[]>, kind: ClientKind) {
   return fc.asyncProperty(
     members.chain((m) => fc.tuple(fc.constant(m), startInstant, steps(m))),
     ([m, start, history]) => replay(m, start, history, kind),
   );
 }
 
-const composites = fc
-  .subarray([specs['token-bucket'], specs['sliding-window'], specs['fixed-window'], specs['sliding-log']], { minLength: 2 })
-  .chain((arbs) => fc.tuple(...arbs))
-  .map((members) => members as Spec[]);
-
 describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
+  // The contract's histories never step the clock back on Redis (./store-contract.test.ts says why):
+  // here they do, over consumes, peeks, allows and resets, which leave every key a TTL of MARGIN_MS or
+  // more, so a key is never gone where memory still has it. Default policy names: the key-size check
+  // below reads the limit from them.
   for (const kind of CLIENT_KINDS) {
     for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window', 'sliding-log'] as const) {
-      it(`gives identical ${algorithm} decisions on memory and on Redis through ${kind}`, async () => {
+      it(`gives identical ${algorithm} decisions on memory and on Redis through ${kind}, the clock stepping back`, async () => {
         await fc.assert(
           property(
             specs[algorithm].map((s) => [s as Spec]),
@@ -93,8 +91,8 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
         );
       });
     }
-    it(`gives identical composite decisions on memory and on Redis through ${kind}`, async () => {
-      await fc.assert(property(composites, kind), { numRuns: RUNS + 10 });
+    it(`gives identical composite decisions on memory and on Redis through ${kind}, the clock stepping back`, async () => {
+      await fc.assert(property(composites, kind), { numRuns: RUNS });
     });
   }
 
@@ -112,28 +110,6 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
       for (const members of [[wide[0] as Spec], [wide[1] as Spec], [wide[2] as Spec], wide]) await replay(members, 1_700_000_000_000, moves, kind);
     }
   });
-
-  const mutants = [
-    ['state stored in single precision', LOSSY_STATE, 'token-bucket'],
-    ['figures returned as Lua numbers', TRUNCATED_REPLY, 'token-bucket'],
-    ['a sliding-log boundary off by one', LATE_LOG_BOUNDARY, 'sliding-log'],
-    ['a sliding log that forgets the units still inside its window', FORGETFUL_LOG, 'sliding-log'],
-  ] as const;
-  for (const [name, rewrite, algorithm] of mutants) {
-    it(`catches a port with ${name}`, async () => {
-      const mutant = new RedisStore({ client: rewrittenScripts(ioredis(server.port), rewrite), time: 'client', timeoutMs: 5000 });
-      stores.set('mutant', mutant);
-      await expect(
-        fc.assert(
-          property(
-            specs[algorithm].map((s) => [s as Spec]),
-            'mutant',
-          ),
-          { numRuns: 200 },
-        ),
-      ).rejects.toThrow();
-    });
-  }
 
   it('decides GcraLimiter as memory does with an emission interval whose rate does not round-trip (T = 1445 ms)', async () => {
     const T = 1445; // 1000 / (1000 / 1445) !== 1445: the policy must carry T itself to Redis

@@ -1,8 +1,10 @@
 /**
- * SCRIPT FLUSH under load: while requests run 50 at a time on one key (limit 500, 3,000 requests),
- * another connection flushes the script cache every 20 ms. Each NOSCRIPT is answered by one EVAL that
- * reloads the script, so no failure is ever reported and admission stays exact: 500. The mutant that
- * never reloads (EVAL refused), on a server of its own under the same flushing, must report failures.
+ * SCRIPT FLUSH and FUNCTION FLUSH under load: while requests run 50 at a time on one key (limit 500,
+ * 3,000 requests), another connection flushes the script cache and the function libraries every 20
+ * ms. Each NOSCRIPT, and each call that finds its function missing, is answered by one EVAL of the
+ * script (the library loaded again beside), so no failure is ever reported and admission stays
+ * exact: 500. The mutant that never reloads (EVAL and FUNCTION LOAD refused), on a server of its own
+ * under the same flushing, must report failures.
  */
 import { FixedWindowLimiter } from '@ratekeeper/core';
 import type { Redis } from 'ioredis';
@@ -37,7 +39,10 @@ async function underFlushing(store: RedisStore, flusher: Redis, key: string): Pr
   const failures: FailureInfo[] = [];
   store.on('failure', (info) => failures.push(info));
   const limiter = new FixedWindowLimiter({ limit: LIMIT, windowMs: 1e12, store });
-  const flushing = setInterval(() => void flusher.script('FLUSH').catch(() => {}), 20);
+  const flushing = setInterval(() => {
+    void flusher.script('FLUSH').catch(() => {});
+    void flusher.call('FUNCTION', 'FLUSH').catch(() => {});
+  }, 20);
   let admitted = 0;
   try {
     for (let sent = 0; sent < REQUESTS; sent += IN_FLIGHT) {

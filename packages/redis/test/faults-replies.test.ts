@@ -9,6 +9,7 @@ import { CompositeLimiter, type Decision, FixedWindowLimiter, SlidingWindowLimit
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FailureInfo, type FailurePolicy, RedisStore, storageKey } from '../src/index.js';
+import { SOLO_BELOW } from '../src/transport/batcher.js';
 import { NaiveStore } from './mutants/naive-store.js';
 import { closeAll, ioredis } from './support/clients.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
@@ -97,19 +98,22 @@ describeRedis('error replies from Redis', () => {
       const hash = storageKey('rk:', 'fw-2-3600000', 'batch-hash');
       await redis.hset(hash, 'field', 'value');
       const before = store.batching.calls;
-      // The first call goes alone; the other four go as one batch, the hash among them.
-      const [first, bad, good, badComposite, goodComposite] = await Promise.all([
-        limiter.consume('batch-first'),
+      // The burst's first SOLO_BELOW - 1 calls go alone (the store was quiet): the first, then peeks;
+      // the other four go as one batch, the hash among them.
+      const first = limiter.consume('batch-first');
+      const alone = Array.from({ length: SOLO_BELOW - 2 }, () => limiter.peek('batch-first'));
+      const [bad, good, badComposite, goodComposite] = await Promise.all([
         limiter.consume('batch-hash'),
         limiter.consume('batch-good'),
         composite.consume('batch-hash'),
         composite.consume('batch-good-pair'),
       ]);
+      await Promise.all([first, ...alone]);
       expect(store.batching.calls - before).toBe(4);
       expect(bad).toMatchObject(FAILED.closed);
       expect(badComposite).toMatchObject({ allowed: false, failure: 'closed' });
       leaksNoText(bad);
-      for (const decision of [first, good, goodComposite]) expect(decision).toMatchObject({ allowed: true, remaining: 1 });
+      for (const decision of [await first, good, goodComposite]) expect(decision).toMatchObject({ allowed: true, remaining: 1 });
       expect(goodComposite?.failure).toBeUndefined();
       expect(failures.map((f) => f.reason)).toEqual(['reply', 'reply']);
       expect(await redis.hget(hash, 'field')).toBe('value');

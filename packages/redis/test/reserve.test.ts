@@ -8,18 +8,8 @@
  * server's clock, wait resolves at the instant and not a millisecond before.
  */
 import { EventEmitter } from 'node:events';
-import {
-  CANCELLABLE_BOOKINGS,
-  CompositeLimiter,
-  ManualClock,
-  MemoryStore,
-  type RateLimiter,
-  type Reservation,
-  TokenBucketLimiter,
-  WaitError,
-  reserve,
-  wait,
-} from '@ratekeeper/core';
+import { CompositeLimiter, ManualClock, MemoryStore, type RateLimiter, type Reservation, TokenBucketLimiter, WaitError, reserve, wait } from '@ratekeeper/core';
+import { CANCELLABLE_BOOKINGS } from '@ratekeeper/core/store';
 import { type Decided, prepareRateLimit } from '@ratekeeper/core/adapter';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';

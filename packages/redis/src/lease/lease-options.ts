@@ -34,11 +34,6 @@ export interface ResolvedLease {
 
 /** LeasedLimiter's default `ttlMs`: the units a process prefetched may be spent until 1 s after their take was sent. */
 export const DEFAULT_LEASED_TTL_MS = 1000;
-/**
- * @deprecated Renamed DEFAULT_LEASED_TTL_MS (LeasedLimiter's prefetched units), so that it is not taken
- * for the concurrency leases' TTL (RedisStore's `leaseTtlMs`, 30 s). Removed in the next minor version.
- */
-export const DEFAULT_LEASE_TTL_MS = DEFAULT_LEASED_TTL_MS;
 /** The default `maxKeys`: at most 1000 keys hold a lease per LeasedLimiter. */
 export const DEFAULT_LEASE_KEYS = 1000;
 const OWNER = 'LeasedLimiter';

@@ -6,7 +6,7 @@
  * a single decision is a group of one, a composite (see ./composite-script.ts) a group of several.
  *
  * KEYS       the calls' keys, in call order, one per member of the call's group.
- * ARGV       the number of groups G; then per group its member count m and, per member, the
+ * ARGV       the number of groups G, negated when a key comes more than once in the batch; then per group its member count m and, per member, the
  *            algorithm's code (1-based index in BATCHED) and the policy's two parameters, as in
  *            lua/scripts.ts (each parsed once per batch, not once per call); then per call: `now`
  *            (client time only) and v = ±((cost - 1)·G + g), the signed cost and the call's group g
@@ -23,17 +23,27 @@
  * written only when all admit; members that admitted inside a denied call report what they hold (their
  * step at a cost no policy can grant, which writes nothing).
  * With server time, TIME is read once per batch: every call in it decides at the same instant.
+ * Each key is read with one GET and written with one SET … PX per batch, whatever the number of calls
+ * on it (the hot key an attack brings): a call decides on what the calls before it left in the key,
+ * kept in the script, and the key's last state goes out at the end with its last TTL. A script runs
+ * atomically, so no other client can tell the difference from a GET and a SET per call. A batch whose
+ * keys all differ (the Batcher says so) GETs and SETs each call's key in place, which costs Redis less
+ * than keeping them (no table of keys to grow).
  */
 import { STEPS, type Script, script, type StepName } from './scripts.js';
 
 /** BATCHED lists the algorithms the batch script decides; their 1-based index is their code. */
 export const BATCHED: readonly StepName[] = Object.keys(STEPS) as StepName[];
 
-const BODY = (clientTime: boolean) => `
+/** batchBody is the batch script's body (after the prelude and the steps). */
+export const batchBody = (clientTime: boolean) => `
 local STEP = { ${BATCHED.map((a) => STEPS[a].name).join(', ')} }
 local fmod = math.fmod
 local HELD_COST = 9007199254740991
 local G = tonumber(ARGV[1])
+-- A negative count says that a key comes more than once in the batch (the Batcher knows).
+local repeats = G < 0
+if repeats then G = -G end
 local size, gstep, gfirst, gsecond = {}, {}, {}, {}
 local at = 2
 for g = 1, G do
@@ -59,6 +69,29 @@ local function px_cached(ttl)
   end
   return text
 end
+-- When a key repeats, each key is read once and written once per batch: HELD is what the batch's
+-- calls so far leave in a key (false: missing; a table: the GET's error), TTL the PX of its last
+-- write, DIRTY the keys written, in the order first written. A call reads HELD, exactly what a GET
+-- would answer after the writes before it. Otherwise (every key once) a call GETs and SETs its key.
+local HELD, TTL, DIRTY
+if repeats then HELD, TTL, DIRTY = {}, {}, {} end
+local function read(key)
+  if not repeats then return redis.pcall('GET', key) end
+  local raw = HELD[key]
+  if raw == nil then
+    raw = redis.pcall('GET', key)
+    HELD[key] = raw
+  end
+  return raw
+end
+local function write(key, state, ttl)
+  if not repeats then
+    redis.call('SET', key, state, 'PX', px_cached(ttl))
+    return
+  end
+  if not TTL[key] then DIRTY[#DIRTY + 1] = key end
+  HELD[key], TTL[key] = state, ttl
+end
 -- Scratch for composite calls, reused by every call of the batch (entries 1..m are always written first).
 local raws, oks, rs, ws, es, ls, xs, shorts = {}, {}, {}, {}, {}, {}, {}, {}
 local last = #ARGV
@@ -76,14 +109,14 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
   if m == 1 then
     k = k + 1
     local step = gstep[g][1]
-    local raw = redis.pcall('GET', KEYS[k])
+    local raw = read(KEYS[k])
     local fine, ok, remaining, retry, reset, ttl, state = false
     if type(raw) ~= 'table' then fine, ok, remaining, retry, reset, ttl, state = pcall(step, raw, now, cost, gfirst[g][1], gsecond[g][1]) end
     if not fine then
       o = o + 1
       out[o] = 'RKCORRUPT'
     else
-      if ok and commit then redis.call('SET', KEYS[k], state, 'PX', px_cached(ttl)) end
+      if ok and commit then write(KEYS[k], state, ttl) end
       local short = ok and compact(remaining, retry, reset)
       if short then
         o = o + 1
@@ -99,7 +132,7 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
     local s, f, t = gstep[g], gfirst[g], gsecond[g]
     local all, broken = true, false
     for j = 1, m do
-      local raw = redis.pcall('GET', KEYS[k + j])
+      local raw = read(KEYS[k + j])
       if type(raw) == 'table' then broken = true break end
       local fine, ok, r, w, e, l, x = pcall(s[j], raw, now, cost, f[j], t[j])
       if not fine then broken = true break end
@@ -111,7 +144,7 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
       out[o] = 'RKCORRUPT'
     elseif all then
       if commit then
-        for j = 1, m do redis.call('SET', KEYS[k + j], xs[j], 'PX', px_cached(ls[j])) end
+        for j = 1, m do write(KEYS[k + j], xs[j], ls[j]) end
       end
       local short = true
       for j = 1, m do
@@ -141,11 +174,14 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
     k = k + m
   end
 end
+if repeats then
+  for _, key in ipairs(DIRTY) do redis.call('SET', key, HELD[key], 'PX', px_cached(TTL[key])) end
+end
 return out
 `;
 
 /** batchScript is the batch script for the time source. */
 export function batchScript(clientTime: boolean): Script {
   const steps = BATCHED.map((a) => STEPS[a].source).join('');
-  return script(clientTime, steps, BODY(clientTime));
+  return script(clientTime, steps, batchBody(clientTime));
 }

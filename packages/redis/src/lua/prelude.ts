@@ -18,10 +18,29 @@
  * four minutes. One integer instead of a table saves Redis the table conversion (an eighth of a
  * single decision's script time) and the client an array; anything else goes out in four values.
  */
-const HELPERS = `
+/** GLOBALS: the local aliases of the standard library every helper and step uses. */
+const GLOBALS = `
 local floor, ceil, format, tonumber = math.floor, math.ceil, string.format, tonumber
 local pack, unpack = struct.pack, struct.unpack
 local INF = math.huge
+`;
+
+/**
+ * LIBRARY_GLOBALS: the same aliases in a function library (./library.ts), where the code that loads
+ * runs without the standard library: they are declared at load and set by `init()`, which every
+ * function calls first (`if not INF then init() end`, one comparison per call once set).
+ */
+export const LIBRARY_GLOBALS = `
+local floor, ceil, format, tonumber, pack, unpack, INF
+local function init()
+  floor, ceil, format, tonumber = math.floor, math.ceil, string.format, _G.tonumber
+  pack, unpack = struct.pack, struct.unpack
+  INF = math.huge
+end
+`;
+
+/** HELPERS: the constants and reply helpers, after the aliases (GLOBALS or LIBRARY_GLOBALS). */
+export const HELPERS = `
 local MAX_SAFE = 9007199254740992
 local MAX_PX = 99999999999999
 local CORRUPT = 'RKCORRUPT the key holds a value ratekeeper did not write'
@@ -94,7 +113,12 @@ local cost = signed
 if not commit then cost = -signed end
 `;
 
+/** callPrelude is what runs first on every call: the deadline check, then `now`, `cost`, `commit`, `first`. */
+export function callPrelude(clientTime: boolean): string {
+  return `${DEADLINE}${clientTime ? CLIENT_TIME : SERVER_TIME}${COST}`;
+}
+
 /** prelude is the start of a script reading time from the server or from the call. */
 export function prelude(clientTime: boolean): string {
-  return `${HELPERS}${DEADLINE}${clientTime ? CLIENT_TIME : SERVER_TIME}${COST}`;
+  return `${GLOBALS}${HELPERS}${callPrelude(clientTime)}`;
 }

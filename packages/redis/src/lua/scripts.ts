@@ -158,10 +158,14 @@ export const STEPS = {
 /** StepName is an algorithm with a Lua step: every one but the concurrency limit, whose leases have their own scripts (./concurrency.ts). */
 export type StepName = keyof typeof STEPS;
 
+/** singleBody is the body of the script deciding one policy of `algorithm` (after the prelude and the step). */
+export function singleBody(algorithm: StepName): string {
+  return SINGLE_BODY.replace('STEP', STEPS[algorithm].name);
+}
+
 /** singleScript is the script deciding one policy of `algorithm`. */
 export function singleScript(algorithm: StepName, clientTime: boolean): Script {
-  const step = STEPS[algorithm];
-  return script(clientTime, step.source, SINGLE_BODY.replace('STEP', step.name));
+  return script(clientTime, STEPS[algorithm].source, singleBody(algorithm));
 }
 
 /** refundScript is the script giving cost back to one policy of `algorithm`. */

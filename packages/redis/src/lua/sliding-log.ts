@@ -4,17 +4,17 @@
  *
  * `sl(raw, now, cost, windowMs, limit)` returns allowed, remaining, retryAfterMs, resetAfterMs, ttlMs
  * and the next state. The state is the log itself, oldest first: n little-endian doubles (8·n bytes),
- * one per admitted unit, n ≤ L. Where the memory store keeps a fixed ring of L slots (its state size is
- * fixed), Redis keeps only what the last admission found inside the window plus the units it added,
- * so a key costs 8 bytes per unit admitted in its last window. The two decide alike because the log,
- * read as the memory ring, is the same sequence with its oldest slots (which have left the window and
- * always stay out, since the clock is held at the newest entry) read as −∞. `entry(i)` is the i-th
- * oldest of the last L units, −∞ where the log is shorter: the ring slot the TypeScript reads. A log of
- * more than L units (a policy renamed onto an old key with a larger limit) is read by its last L.
+ * one per admitted unit, n ≤ L: the memory store's ring of L slots without the slots never written,
+ * so a key costs at most 8·L bytes. `entry(i)` is the i-th oldest of the last L units, −∞ where the
+ * log is shorter: the ring slot the TypeScript reads. A log of more than L units (a policy renamed onto
+ * an old key with a larger limit) is read by its last L.
  *
- * An admission writes the units still inside the window followed by `cost` copies of the decision
- * instant: one GET, one SET … PX (time until the newest unit leaves), like the other steps, so the
- * composite scripts take it unchanged.
+ * An admission writes the last L − cost units followed by `cost` copies of the decision instant: one
+ * GET, one SET … PX (time until the newest unit leaves), like the other steps, so the composite
+ * scripts take it unchanged. Units that have left the window at the decision instant are kept too: a
+ * booking decides at an instant ahead of now, and a refund that then takes its units back returns the
+ * clock to now, where units older than the booked instant's window may be inside again (dropping them
+ * let a refund after a booking admit up to L more within one window).
  *
  * `sl_refund` drops the newest `cost` units still inside the window (the TypeScript's refund, which
  * turns them into −∞ slots at the ring's oldest end): the log loses its last entries.
@@ -58,8 +58,10 @@ local function sl(raw, now, cost, W, L)
   if cost > L then return sl_deny(INF, L - inside, ceil(newest + W - now)) end
   local nth = sl_entry(raw, n, L, cost - 1)
   if nth + W > at then return sl_deny(ceil(nth + W - now), L - inside, ceil(newest + W - now)) end
+  local keep = L - cost
+  if keep > n then keep = n end
   local kept = ''
-  if inside > 0 then kept = string.sub(raw, 8 * (n - inside) + 1) end
+  if keep > 0 then kept = string.sub(raw, 8 * (n - keep) + 1) end
   local reset = ceil(at + W - now)
   return true, L - inside - cost, 0, reset, reset, kept .. string.rep(pack('<d', at), cost)
 end

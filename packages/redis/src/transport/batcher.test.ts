@@ -6,7 +6,7 @@
  * sent fails then (the last call is missing).
  */
 import { describe, expect, it } from 'vitest';
-import { Batcher, type Group } from './batcher.js';
+import { Batcher, type Group, SOLO_BELOW } from './batcher.js';
 import type { RedisRemote } from './remote.js';
 
 /** A remote that records the keys of every command it is given and never answers. */
@@ -36,10 +36,13 @@ describe('Batcher.flush', () => {
     const { remote, sent } = recording();
     const batcher = new Batcher(remote, false, 2, undefined);
     const submit = (key: string) => void batcher.submit(key, key, group, 1, true, 0, (x) => x);
-    // c0 goes alone; c1…c6 go as 3 batches of 2 (4 sends out); c7, c8 are held; c9 waits in the queue.
-    for (let i = 0; i < 10; i++) submit(`c${i}`);
-    expect(sent.flat()).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6']);
+    // f0…f14 go alone (the batcher was quiet); behind those 15 sends, c0…c7 are held as 4 batches of 2,
+    // and c8 waits in the queue.
+    const alone = Array.from({ length: SOLO_BELOW - 1 }, (_, i) => `f${i}`);
+    const held = Array.from({ length: 9 }, (_, i) => `c${i}`);
+    for (const key of [...alone, ...held]) submit(key);
+    expect(sent.flat()).toEqual(alone);
     batcher.flush();
-    expect(sent.flat()).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']);
+    expect(sent.flat()).toEqual([...alone, ...held]);
   });
 });

@@ -6,7 +6,11 @@
  * nothing) for a CompositeLimiter's.
  *
  * When. A call made while nothing is on the wire goes at once, with its own script, as an unbatched
- * store would send it: a lone request waits for no one. Otherwise it is queued; the queue is sent at
+ * store would send it: a lone request waits for no one. So does every call of a process that has had
+ * fewer than SOLO_BELOW calls outstanding lately (the level below, which a burst raises at once):
+ * there each round trip would wait on a batch of a few calls, with Redis and the process taking turns,
+ * and one call each keeps both busy (the README's benchmark by calls in flight: batching pays from
+ * about 15). Otherwise it is queued; the queue is sent at
  * the end of the current turn of the event loop (setImmediate, so every request whose bytes arrived in
  * this turn joins), or at once when it reaches its cap (see "Why the cap"); a queue of one goes as a
  * single call. Redis sees the calls in the order they were made either way. A cost too large for the
@@ -27,14 +31,12 @@
  * peak, which fades by 1/64 at each answer; never below MIN_SPLIT; maxSize until the first answer,
  * so a first burst goes in full batches): one batch holding every pending call makes the process and
  * Redis take turns, Redis idle while the process reads the reply and makes the next calls, the
- * process idle while Redis runs the batch. With two or more batches
- * on the wire, Redis runs one while the process handles another's reply. Measured on the 2-core
- * machine with callers in a closed loop: 50 callers went from 0.64× to 1.24× the naive one-EVALSHA
- * bucket's decisions/s, 200 callers 1.42×; with 10 callers batching still gives fewer decisions/s
- * than `batch: false` (each round trip waits on a whole batch), for less CPU per decision.
+ * process idle while Redis runs the batch. With two or more batches on the wire, Redis runs one while
+ * the process handles another's reply (the README's benchmark gives the figures by calls in flight).
  *
- * How many. At most MAX_IN_FLIGHT batches of one process are on the wire at once; the batches made
- * beyond that wait here, in order (on a single node merged up to maxSize, so that a burst after a
+ * How many. At most MAX_IN_FLIGHT sends of one process (batches, and calls gone alone) are on the wire
+ * while batches wait; calls going alone because the process has been quiet are never held (fewer than
+ * SOLO_BELOW at once, by definition). The batches made beyond that wait here, in order (on a single node merged up to maxSize, so that a burst after a
  * quiet spell, when the cap is small, still waits in full batches), and each answer sends the next.
  * Redis runs every command it has read from its clients before it writes any reply, so a process that
  * put its whole burst on the wire at once (2,000 calls: 32 batches) would have Redis work through all
@@ -44,6 +46,13 @@
  * Holding back bounds what one process gives Redis per answer to MAX_IN_FLIGHT × maxSize decisions
  * while keeping the wire busy. A call that bypasses the batches (reset, refund) flushes them all first.
  *
+ * Denials learnt while waiting. A consume that waited (queued or held) is asked of the store's deny
+ * cache (./deny-cache.ts) again as its batch goes: a denial of its key and cost that arrived meanwhile
+ * answers it here, with no round trip, exactly as it would have answered the call had it been made
+ * now (the cache's contract: Redis, running it at any instant until the denial's end, would deny it
+ * too). A burst on one hot key then costs Redis the calls on the wire before the first denial came
+ * back, not the whole burst.
+ *
  * Failures. A batch is one remote call: a timeout or a lost connection fails each of its calls, which
  * the store then decides by its failure policy one by one, as it would have unbatched. A corrupt key
  * fails only its own call (the script answers 'RKCORRUPT' in its place).
@@ -51,6 +60,7 @@
 import { Failure } from '@ratekeeper/core/store';
 import { batchScript } from '../lua/batch-script.js';
 import type { Script } from '../lua/scripts.js';
+import type { DenyCache } from './deny-cache.js';
 import type { Interpret, RedisRemote } from './remote.js';
 
 export const DEFAULT_MAX_BATCH = 64;
@@ -60,6 +70,9 @@ export const MAX_IN_FLIGHT = 4;
 
 /** MIN_SPLIT is the size a queue may always reach before the half-of-outstanding cap applies. */
 const MIN_SPLIT = 8;
+
+/** SOLO_BELOW: while the process has had fewer calls outstanding than this lately, each call goes alone (see "When"). */
+export const SOLO_BELOW = 16;
 
 /**
  * Group: the policies one call decides, made once per limiter (or per composite's prepared members). `spec` is its
@@ -86,6 +99,8 @@ interface Call {
   readonly commit: boolean;
   readonly now: number;
   readonly interpret: Interpret<unknown>;
+  /** The deny cache's key for a consume the cache may answer (its answer is the call's value), else undefined. */
+  readonly cached: string | undefined;
   resolve: (value: unknown) => void;
 }
 
@@ -111,6 +126,7 @@ export class Batcher {
   readonly #maxCost: number;
   readonly #slotOf: SlotOf;
   readonly #clientTime: boolean;
+  readonly #denyCache: DenyCache | undefined;
   readonly #script: Script;
   readonly #queues = new Map<number, Call[]>();
   #scheduled = false;
@@ -129,8 +145,9 @@ export class Batcher {
   batches = 0;
   batched = 0;
 
-  constructor(remote: RedisRemote, clientTime: boolean, maxSize: number, slotOf: SlotOf) {
+  constructor(remote: RedisRemote, clientTime: boolean, maxSize: number, slotOf: SlotOf, denyCache?: DenyCache) {
     this.#remote = remote;
+    this.#denyCache = denyCache;
     this.#maxSize = maxSize;
     this.#maxCost = Math.floor(Number.MAX_SAFE_INTEGER / maxSize);
     this.#slotOf = slotOf;
@@ -142,17 +159,19 @@ export class Batcher {
   /**
    * submit queues one decision of `group` on `keys` (the first one, `firstKey`, places it on a
    * cluster). Resolves to `interpret` of its reply, in the shape its own script would answer, or of a
-   * Failure.
+   * Failure; a consume with `cached` (its deny-cache key) that waits may resolve to the cache's answer
+   * instead (see "Denials learnt while waiting").
    */
-  submit<T>(keys: string | readonly string[], firstKey: string, group: Group, cost: number, commit: boolean, now: number, interpret: Interpret<T>): Promise<T> {
+  submit<T>(keys: string | readonly string[], firstKey: string, group: Group, cost: number, commit: boolean, now: number, interpret: Interpret<T>, cached?: string): Promise<T> {
     const promise = new Promise<T>(capture);
-    const call: Call = { keys, firstKey, group, cost, commit, now, interpret: interpret as Interpret<unknown>, resolve: captured };
+    const call: Call = { keys, firstKey, group, cost, commit, now, interpret: interpret as Interpret<unknown>, cached, resolve: captured };
     if (++this.#outstanding > this.#level) this.#level = this.#outstanding;
-    const alone = this.#inFlight === 0 && this.#queues.size === 0;
+    // Nothing queued or held, and nothing on the wire or few calls lately: the call goes alone, at once.
+    const alone = this.#queues.size === 0 && this.#held.length === 0 && (this.#inFlight === 0 || this.#level < SOLO_BELOW);
     if (alone || cost > this.#maxCost) {
-      // Nothing on the wire and nothing queued: a lone call waits for no one. A huge cost goes after the queue.
+      // A huge cost goes after the queue.
       if (!alone) this.flush();
-      this.#send([call]);
+      this.#send([call], true);
       return promise;
     }
     const slot = this.#slotOf === undefined ? 0 : this.#slotOf(firstKey);
@@ -193,8 +212,9 @@ export class Batcher {
   }
 
   readonly #release = (): void => {
-    const next = this.#held.shift();
-    if (next !== undefined) this.#send(next, true);
+    // Up to MAX_IN_FLIGHT sends (calls gone alone count: a burst's first calls go so); a held batch the
+    // deny cache answers in full sends nothing, and the next one goes in its place.
+    while (this.#held.length > 0 && this.#inFlight < MAX_IN_FLIGHT) this.#send(this.#held.shift() as Call[], true);
   };
 
   /**
@@ -222,8 +242,35 @@ export class Batcher {
     return calls.length > 1 || (calls[0] as Call).cost <= this.#maxCost;
   }
 
-  /** send puts `calls` on the wire, or holds them while MAX_IN_FLIGHT sends are (unless `now`). */
-  #send(calls: Call[], now = false): void {
+  /**
+   * answeredHere resolves the calls of `calls` the deny cache answers now and answers the rest (`calls`
+   * itself when the cache answers none).
+   */
+  #answeredHere(calls: Call[]): Call[] {
+    const cache = this.#denyCache as DenyCache;
+    let rest: Call[] | undefined;
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i] as Call;
+      const answer = call.cached === undefined ? undefined : cache.answer(call.cached, call.cost, this.#clientTime ? call.now : performance.now());
+      if (answer === undefined) {
+        rest?.push(call);
+        continue;
+      }
+      rest ??= calls.slice(0, i);
+      this.#outstanding--;
+      call.resolve(answer);
+    }
+    return rest ?? calls;
+  }
+
+  /**
+   * send puts `calls` on the wire, or holds them while MAX_IN_FLIGHT sends are (unless `now`); it
+   * answers false when the deny cache answered every call, so nothing was sent or held.
+   */
+  #send(sending: Call[], now = false): boolean {
+    // A call that waited asks the deny cache again: a denial may have come back meanwhile.
+    const calls = this.#denyCache !== undefined && this.#denyCache.size > 0 ? this.#answeredHere(sending) : sending;
+    if (calls.length === 0) return false;
     if (!now && (this.#held.length > 0 || this.#inFlight >= MAX_IN_FLIGHT)) {
       // Held calls wait anyway: on a single node they join the last held batch while it has room (a
       // call whose cost must go alone never joins, nor is joined), so a burst waits in full batches,
@@ -234,7 +281,7 @@ export class Batcher {
       } else {
         this.#held.push(calls);
       }
-      return;
+      return true;
     }
     this.#inFlight++;
     if (calls.length === 1) {
@@ -242,7 +289,7 @@ export class Batcher {
       const signed = String(call.commit ? call.cost : -call.cost);
       const command = call.group.command(call.keys, call.now, signed);
       void this.#remote.eval(call.group.script, command, call.firstKey, call.interpret).then(this.#answered).then(call.resolve);
-      return;
+      return true;
     }
     this.batches++;
     this.batched += calls.length;
@@ -259,17 +306,24 @@ export class Batcher {
     const G = groups.length;
     let keyCount = 0;
     const command = ['EVALSHA', this.#script.sha, ''];
+    // Whether a key comes twice: the script then reads and writes each key once (lua/batch-script.ts).
+    const seen = new Set<string>();
+    let repeats = false;
     for (const call of calls) {
       if (typeof call.keys === 'string') {
         command.push(call.keys);
         keyCount++;
+        if (!repeats) repeats = seen.size === seen.add(call.keys).size;
       } else {
-        for (const key of call.keys) command.push(key);
+        for (const key of call.keys) {
+          command.push(key);
+          if (!repeats) repeats = seen.size === seen.add(key).size;
+        }
         keyCount += call.keys.length;
       }
     }
     command[2] = String(keyCount);
-    command.push(String(G));
+    command.push(String(repeats ? -G : G));
     for (const group of groups) for (const value of group.spec) command.push(value);
     for (const call of calls) {
       if (this.#clientTime) command.push(String(call.now));
@@ -287,6 +341,7 @@ export class Batcher {
         call.resolve(call.interpret(replies === undefined ? failure : replies[i]));
       });
     });
+    return true;
   }
 }
 

@@ -10,11 +10,20 @@
  *   server time negated (lua/prelude.ts).
  * - NOSCRIPT (a restart, a failover, SCRIPT FLUSH) is answered once by sending the script's source with
  *   EVAL instead.
+ * - Functions (../lua/library.ts). While `functions` is on, a script that is also a function goes as
+ *   FCALL of that function (same keys and arguments). A server that does not know the function (never
+ *   loaded, a restart, FUNCTION FLUSH) answers it with the script's source by EVAL, while the library
+ *   is loaded beside (FUNCTION LOAD, at most one at a time per library, never awaited by a call); a
+ *   server without functions (Redis < 7: FCALL or FUNCTION is an unknown command), or one that refuses
+ *   to load the library (an ACL, a managed service), turns `functions` off for good: every script then
+ *   goes by EVALSHA, as on a server of before functions. A function Redis refuses for memory (maxmemory
+ *   reached) goes again as its script, which may still decide without writing (a denial).
  * - A rejection whose message starts with an upper-case code (ERR, OOM, WRONGTYPE, NOSCRIPT, BUSY …) is
  *   an error reply: Redis is up, only this call failed. Anything else is the connection failing.
  */
 import { Failure, type Interpret, Remote, type Request } from '@ratekeeper/core/store';
 import type { Send } from './client.js';
+import { type Callable, type Library, callableOf } from '../lua/library.js';
 import type { Script } from '../lua/scripts.js';
 
 export type { Interpret };
@@ -33,6 +42,21 @@ export function isNoScript(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }
 
+/** isMissingFunction tells whether Redis lacks the function called (never loaded, a restart, FUNCTION FLUSH). */
+export function isMissingFunction(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('ERR Function not found');
+}
+
+/** isOutOfMemory tells whether Redis refused the call for memory (maxmemory reached, noeviction). */
+function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('OOM');
+}
+
+/** lacksFunctions tells whether the server has no functions at all (Redis < 7: an unknown command). */
+export function lacksFunctions(error: unknown): boolean {
+  return error instanceof Error && /^ERR unknown command [`'"]?(?:FCALL|FUNCTION)/i.test(error.message);
+}
+
 /** expiredAt reads a script's 'expired' answer: its server time, negated (never a decision's reply). */
 function expiredAt(reply: unknown): number | undefined {
   return typeof reply === 'number' && reply <= 0 ? -reply : undefined;
@@ -44,6 +68,8 @@ class RedisRequest {
   #command: string[];
   readonly #firstKey: string;
   #script: Script | undefined;
+  /** The function the command calls (FCALL), while it does. */
+  #callable: Callable | undefined;
   readonly #wire: RedisRemote;
 
   constructor(wire: RedisRemote, command: string[], firstKey: string, script: Script | undefined) {
@@ -52,6 +78,12 @@ class RedisRequest {
     this.#firstKey = firstKey;
     this.#script = script;
     this.deadlined = script !== undefined;
+    const callable = script !== undefined && wire.functions ? callableOf(script) : undefined;
+    if (callable !== undefined) {
+      this.#callable = callable;
+      command[0] = 'FCALL';
+      command[1] = callable.name;
+    }
   }
 
   send(deadline: number, again: boolean): Promise<unknown> {
@@ -60,27 +92,76 @@ class RedisRequest {
     return this.#wire.send(this.#command, this.#firstKey);
   }
 
-  /** retry answers NOSCRIPT once, by sending the script's source with EVAL. */
+  /**
+   * retry answers a missing function with the script's source (EVAL) while the library loads, a server
+   * without functions and a function refused for memory with EVALSHA, and NOSCRIPT once with EVAL.
+   */
   retry(error: unknown): boolean {
     const script = this.#script;
-    if (script === undefined || !isNoScript(error)) return false;
+    if (script === undefined) return false;
+    const callable = this.#callable;
+    if (callable !== undefined) {
+      this.#callable = undefined;
+      if (lacksFunctions(error)) {
+        this.#wire.functions = false;
+        this.#swap('EVALSHA', script.sha);
+        return true;
+      }
+      // Out of memory (maxmemory, noeviction), Redis refuses any function that may write before it runs;
+      // a script runs, and its call that writes nothing (a denial) is still decided by Redis.
+      if (isOutOfMemory(error)) {
+        this.#swap('EVALSHA', script.sha);
+        return true;
+      }
+      if (!isMissingFunction(error)) return false;
+      this.#wire.load(callable.library, this.#firstKey);
+    } else if (!isNoScript(error)) {
+      return false;
+    }
     this.#script = undefined;
-    this.#command = this.#command.slice();
-    this.#command[0] = 'EVAL';
-    this.#command[1] = script.source;
+    this.#swap('EVAL', script.source);
     return true;
+  }
+
+  #swap(command: string, first: string): void {
+    this.#command = this.#command.slice();
+    this.#command[0] = command;
+    this.#command[1] = first;
   }
 }
 
 export class RedisRemote {
   readonly remote: Remote;
   readonly send: Send;
+  /** Scripts that are also functions go as FCALL (see the file's opening); off for good once the server shows it has none. */
+  functions: boolean;
+  /** The libraries being loaded (one FUNCTION LOAD at a time each). */
+  readonly #loading = new Set<string>();
   #lastDeadline = 0;
   #lastDeadlineText = '0';
 
-  constructor(send: Send, timeoutMs: number, probeIntervalMs: number) {
+  constructor(send: Send, timeoutMs: number, probeIntervalMs: number, functions = false) {
     this.send = send;
+    this.functions = functions;
     this.remote = new Remote({ timeoutMs, probeIntervalMs, failureOf, expiredAt });
+  }
+
+  /**
+   * load sends FUNCTION LOAD of `library` (on `key`'s node), unless one is on its way. A library loaded
+   * meanwhile by another process is as good; a refusal (an error reply: no functions, an ACL) turns
+   * functions off; a lost connection leaves them on, for the next missing function to load again.
+   */
+  load(library: Library, key: string): void {
+    if (this.#loading.has(library.name)) return;
+    this.#loading.add(library.name);
+    this.send(['FUNCTION', 'LOAD', library.source], key).then(
+      () => this.#loading.delete(library.name),
+      (error: unknown) => {
+        this.#loading.delete(library.name);
+        const message = error instanceof Error ? error.message : '';
+        if (failureOf(error).reason === 'reply' && !message.includes('already exists')) this.functions = false;
+      },
+    );
   }
 
   /** down tells whether the breaker is open. */

@@ -9,7 +9,7 @@
 export function issueTimeClient(client, timeoutMs) {
   return {
     call(command, ...args) {
-      if (command === 'EVALSHA' || command === 'EVAL') args[args.length - 1] = String(Number.MAX_SAFE_INTEGER);
+      if (command === 'EVALSHA' || command === 'EVAL' || command === 'FCALL') args[args.length - 1] = String(Number.MAX_SAFE_INTEGER);
       const sent = client.call(command, ...args);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('issue-time timeout')), timeoutMs);

@@ -11,7 +11,7 @@ interface CallClient {
 export function noDeadlineClient(client: CallClient): CallClient {
   return {
     call(command, ...args) {
-      if (command === 'EVALSHA' || command === 'EVAL') args[args.length - 1] = String(Number.MAX_SAFE_INTEGER);
+      if (command === 'EVALSHA' || command === 'EVAL' || command === 'FCALL') args[args.length - 1] = String(Number.MAX_SAFE_INTEGER);
       return client.call(command, ...args);
     },
   };

@@ -10,7 +10,7 @@ interface CallClient {
 export function untaggedKeys(client: CallClient): CallClient {
   return {
     call(command, ...args) {
-      if (command === 'EVALSHA' || command === 'EVAL') {
+      if (command === 'EVALSHA' || command === 'EVAL' || command === 'FCALL') {
         const keys = Number(args[1]);
         for (let i = 2; i < 2 + keys; i++) args[i] = (args[i] as string).replace(/[{}]/g, '');
       }

@@ -32,6 +32,10 @@ export const MUTANTS = {
   'cold-breaker': [['core', 'store/remote/remote.ts', 'if (this.#heardOnce || silence >= COLD_FACTOR * this.#timeoutMs) this.#trip(now);', 'this.#trip(now);']],
   /** A release Redis could not run is dropped: the key's units stay locked until their TTL. */
   'dropped-releases': [['redis', 'concurrency/concurrency-binding.ts', "if (ended.reason === 'reply') return;", "if (ended.reason === 'reply' || retried !== undefined) return;"]],
+  /** A call that waited goes to Redis whatever denial of its key came back meanwhile: a hot key's whole burst reaches Redis. */
+  'held-calls-unchecked': [
+    ['redis', 'transport/batcher.ts', 'const calls = this.#denyCache !== undefined && this.#denyCache.size > 0 ? this.#answeredHere(sending) : sending;', 'const calls = sending;'],
+  ],
 } satisfies Record<string, readonly Edit[]>;
 
 export type MutantName = keyof typeof MUTANTS;

@@ -1,9 +1,9 @@
 /**
  * A load worker, run as a child process by ./workers.ts. It builds one limiter per `setup` message
  * (on the built @ratekeeper/redis, the store under test or a mutant, with its own connection and an
- * optionally skewed clock), answers 'ready', and on 'go' fires all its requests at once, then reports
- * how many were admitted, their cost per key, and every failure. Plain JavaScript, so that it starts
- * without a TypeScript loader.
+ * optionally skewed clock), resets the burst's key when asked, answers 'ready', and on 'go' fires all
+ * its requests at once, then reports how many were admitted, their cost per key, and every failure.
+ * Plain JavaScript, so that it starts without a TypeScript loader.
  *
  * Busy processes: with `busy.handlerMs` every admitted request runs a handler that burns that much CPU
  * synchronously as its decision arrives (an application doing its work: one batch reply of admitted
@@ -16,7 +16,7 @@
  * fire the burst, as a process of a rolling restart meets traffic that is already arriving.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { CompositeLimiter, FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import { CompositeLimiter, ConcurrencyLimiter, FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { clientTimeStore } from '../mutants/client-time-store.mjs';
@@ -112,6 +112,7 @@ function member(spec, on, clock) {
   if (spec.algorithm === 'token-bucket') return new TokenBucketLimiter({ ...o, capacity: spec.capacity, refillPerSecond: spec.refillPerSecond });
   if (spec.algorithm === 'sliding-window') return new SlidingWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
   if (spec.algorithm === 'sliding-log') return new SlidingLogLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
+  if (spec.algorithm === 'concurrency') return new ConcurrencyLimiter({ ...o, limit: spec.limit });
   return new FixedWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
 }
 
@@ -135,6 +136,8 @@ async function setup(message) {
   // leaves the first decisions of the burst to a store that has made one call).
   if (message.warm === 'peek') await limiter.peek(`other-${process.pid}`, 1);
   else await limiter.consume(`warm-${process.pid}`, 1);
+  // The burst's key with state that exists, when asked (every worker resets it before the barrier).
+  if (message.resetFirst) await limiter.reset(requests[0][0]);
 }
 
 function burn(ms) {

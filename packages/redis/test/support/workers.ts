@@ -4,7 +4,7 @@
  * `run` sets every worker up, waits until all are ready (a barrier), then releases them together and
  * collects their reports. Workers load the built package (dist), so the tests run after `pnpm build`.
  */
-import { WorkerPool as Pool } from '@ratekeeper/store-contract';
+import { type BurstMember, WorkerPool as Pool } from '@ratekeeper/store-contract';
 import type { Spec } from './histories.js';
 
 export { totalAdmitted } from '@ratekeeper/store-contract';
@@ -15,7 +15,10 @@ export interface WorkerSetup {
   /** 'redis': RedisStore with default options; the others are mutants (test/mutants). */
   readonly store: 'redis' | 'get-then-set' | 'client-time' | 'snapshot-batch' | 'issue-time' | 'overspending-lease' | 'forgetful-lease';
   readonly prefix: string;
-  readonly members: readonly Spec[];
+  /** The limiter: one member, or a composite (concurrency leases too: the store contract's burst). */
+  readonly members: readonly (Spec | BurstMember)[];
+  /** Reset the first request's key before 'ready' (so the burst starts on state that exists). */
+  readonly resetFirst?: boolean;
   readonly composite?: 'atomic' | 'parallel-union';
   readonly skewMs: number;
   /** The store's timeoutMs, batch and fallbackDivisor options; default: the store's defaults. */
