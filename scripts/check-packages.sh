@@ -4,12 +4,17 @@
 # packages/*/ whose package.json is not private, so a new package is covered the day it lands), then
 # knip over the workspace. `pnpm check` runs it; so
 # does .ci/run. Needs the packages built (it builds them; turbo's cache makes that free after a build).
-#   check-pack  npm pack --dry-run holds LICENSE, README.md, package.json and dist/ only, and every path
-#               package.json names (main, types, exports) is in it
+#   check-pack  npm pack --dry-run holds LICENSE, README.md, package.json and dist/ only, every path
+#               package.json names (main, types, exports) is in it, and it unpacks within the package's
+#               budget in scripts/size-budgets.json (the script checks itself on fixture packages first)
 #   publint     package.json fields agree with the files (--strict: suggestions fail too)
 #   attw        @arethetypeswrong/cli on the tarball pnpm would publish (workspace: ranges rewritten):
 #               types resolve under node16 from CommonJS, node16 from ESM, and bundler (--profile node16;
-#               node10 resolution is not checked: every package needs Node >= 20.19)
+#               node10 resolution is not checked: every package needs Node ^20.19.0 || >=22.12.0, for require(esm))
+#   manifests   node scripts/check-manifests.mjs (it checks itself on fixtures first): repository,
+#               homepage, bugs and keywords in every published package, agreeing with the root
+#               package.json's repository URL; peer ranges that hold the version the tests run, bounded
+#               above, optional where the package only duck-types the client
 #   knip        unused files, exports and dependencies (knip.jsonc)
 #   architecture  node scripts/check-architecture.mjs (it checks itself on fixtures first)
 # Offline except for what pnpm install already fetched. Exits 1 if any check failed, after running all.
@@ -45,6 +50,7 @@ for dir in packages/*/; do
   published+=("$dir")
 done
 echo "check-packages: ${#published[@]} published packages: ${published[*]}"
+step "manifests" node scripts/check-manifests.mjs
 
 attw_on() {
   local dir=$1 tgz
@@ -52,6 +58,7 @@ attw_on() {
   pnpm exec attw --profile node16 --format ascii --no-emoji "$tgz"
 }
 
+step "check-pack self-test" node scripts/check-pack.mjs --self-test
 for dir in "${published[@]}"; do
   step "check-pack $dir" node scripts/check-pack.mjs "$dir"
   step "publint $dir" bash -c "cd '$dir' && pnpm exec publint --strict"

@@ -10,10 +10,11 @@
 // Flags: --callers-rounds=N (41 alternations), --callers-n=N (20000 decisions per chunk),
 //        --callers-before=PATH.
 import { pathToFileURL } from 'node:url';
-import { TokenBucketLimiter, prepareRateLimit } from '@ratekeeper/core';
+import { TokenBucketLimiter } from '@ratekeeper/core';
 import { flags } from './lib/args.mjs';
 import { median } from './lib/stats.mjs';
 import { fixed, formatTable } from './lib/table.mjs';
+import { prepareRateLimit } from '@ratekeeper/core/adapter';
 
 const loop = () => new Function('plan', 'req', 'n', 'let a = 0; for (let i = 0; i < n; i++) if (plan.decide(req, "203.0.113.7").allowed) a++; return a;');
 

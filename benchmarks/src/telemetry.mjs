@@ -7,11 +7,12 @@
 //
 // Flags: --telemetry-rounds=N (41 alternations), --telemetry-n=N (20000 decisions per chunk).
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { TokenBucketLimiter, prepareRateLimit } from '@ratekeeper/core';
+import { TokenBucketLimiter } from '@ratekeeper/core';
 import { otelTelemetry } from '@ratekeeper/otel';
 import { flags } from './lib/args.mjs';
 import { median } from './lib/stats.mjs';
 import { fixed, formatTable } from './lib/table.mjs';
+import { prepareRateLimit } from '@ratekeeper/core/adapter';
 
 class Reader extends MetricReader {
   async onShutdown() {}

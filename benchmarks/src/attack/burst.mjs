@@ -11,7 +11,8 @@
 //   busy      warm processes burning CPU in 5 ms slices, and 5 ms per admitted request, during the burst;
 //   restart   8 processes started together with the burst already arriving (no warm-up, no barrier).
 // `--attack-redis=<path to a @ratekeeper/redis build's index.js>` runs another build (say, an older
-// main's) in the same harness, for before/after rows.
+// main's) in the same harness, for before/after rows. Each row also gives the CPU redis-server spent
+// per decision of the burst (INFO CPU around it, median of the runs).
 // stall: one process keeps deciding (one call every 2 ms over 50 keys) while the redis-server is
 // SIGSTOPped for 2 s; it prints the slowest decision during the stall and how they were decided.
 import { fork, spawn } from 'node:child_process';
@@ -40,23 +41,44 @@ function ask(child, message, want) {
 
 const SCENARIOS = ['quiet', 'cold', 'loaded', 'busy', 'restart'];
 
-/** burst runs one scenario once on 8 fresh processes and sums their reports. */
-async function burst(port, client, scenario, run, redis) {
+/** redisCpuUs reads the CPU redis-server has used so far (INFO CPU, user and system), in microseconds. */
+async function redisCpuUs(admin) {
+  const info = await admin.info('cpu');
+  const read = (name) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? Number.NaN);
+  return (read('used_cpu_user') + read('used_cpu_sys')) * 1e6;
+}
+
+/**
+ * burst runs one scenario once on 8 fresh processes and sums their reports, with the CPU Redis spent
+ * per decision of the burst (INFO CPU around the 'go', so neither the processes' setup nor their exit
+ * counts; not measured for 'restart', which has no barrier).
+ */
+async function burst(port, client, scenario, run, redis, admin) {
   const children = Array.from({ length: WORKERS }, () => fork(WORKER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-  const burners = scenario === 'loaded' ? Array.from({ length: 2 }, () => spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' })) : [];
+  const burners =
+    scenario === 'loaded'
+      ? Array.from({ length: 2 }, () => spawn(process.execPath, ['-e', 'const end = Date.now() + 600_000; while (Date.now() < end);'], { stdio: 'ignore' }))
+      : [];
   try {
     const key = `burst-${scenario}-${client}-${run}-${Date.now()}`;
     const common = { port, client, key, limit: LIMIT, requests: REQUESTS, redis };
     let reports;
+    let cpuUs = Number.NaN;
     if (scenario === 'restart') {
       reports = await Promise.all(children.map((c) => ask(c, { type: 'cold', ...common }, 'done')));
     } else {
       const busy = scenario === 'busy' ? { sliceMs: 5, handlerMs: 5 } : undefined;
       const setup = { type: 'setup', ...common, busy, peek: scenario === 'cold' || scenario === 'loaded' };
       await Promise.all(children.map((c) => ask(c, setup, 'ready')));
+      const before = await redisCpuUs(admin);
       reports = await Promise.all(children.map((c) => ask(c, { type: 'go' }, 'done')));
+      cpuUs = (await redisCpuUs(admin)) - before;
     }
-    return { admitted: reports.reduce((s, r) => s + r.admitted, 0), byPolicy: reports.reduce((s, r) => s + r.byPolicy, 0) };
+    return {
+      admitted: reports.reduce((s, r) => s + r.admitted, 0),
+      byPolicy: reports.reduce((s, r) => s + r.byPolicy, 0),
+      cpuPerDecisionUs: cpuUs / (WORKERS * REQUESTS),
+    };
   } finally {
     for (const b of burners) b.kill('SIGKILL');
     for (const c of children) if (c.connected) c.send({ type: 'exit' });
@@ -109,29 +131,42 @@ export async function run(args) {
   const build = flag('redis', undefined);
   const redis = build === undefined ? undefined : pathToFileURL(build).href;
   const server = await startRedis();
+  const admin = new Redis({ port: server.port, host: '127.0.0.1' });
   try {
     const rows = [];
     for (const scenario of scenarios) {
       for (const client of ['ioredis', 'node-redis']) {
         const admitted = [];
+        const cpu = [];
         let byPolicy = 0;
         for (let r = 0; r < runs; r++) {
-          const result = await burst(server.port, client, scenario, r, redis);
+          const result = await burst(server.port, client, scenario, r, redis, admin);
           admitted.push(result.admitted);
+          cpu.push(result.cpuPerDecisionUs);
           byPolicy += result.byPolicy;
         }
-        rows.push([scenario, client, admitted.join(', '), String(LIMIT), `${(Math.max(...admitted) / LIMIT).toFixed(2)}×`, String(byPolicy)]);
+        const median = cpu.sort((a, b) => a - b)[Math.floor(cpu.length / 2)];
+        rows.push([
+          scenario,
+          client,
+          admitted.join(', '),
+          String(LIMIT),
+          `${(Math.max(...admitted) / LIMIT).toFixed(2)}×`,
+          String(byPolicy),
+          Number.isNaN(median) ? '—' : median.toFixed(2),
+        ]);
       }
     }
     console.log(
       `burst: ${WORKERS} processes × ${REQUESTS} consume at once on one key, TokenBucketLimiter capacity ${LIMIT}, RedisStore default options${build === undefined ? '' : ` (build ${build})`}`,
     );
-    console.log(table(['scenario', 'client', `admitted (${runs} runs)`, 'limit', 'worst admitted/limit', 'decided by policy'], rows));
+    console.log(table(['scenario', 'client', `admitted (${runs} runs)`, 'limit', 'worst admitted/limit', 'decided by policy', 'Redis CPU µs / decision (median)'], rows));
     if (flag('stall', 'true') === 'false') return;
     const s = await stall(server, redis);
     console.log(`\nstall: redis-server SIGSTOPped for 2 s under one call every 2 ms, RedisStore default options`);
     console.log(table(['slowest decision in the stall', 'decided by Redis', 'decided by policy'], [[`${s.slowest.toFixed(1)} ms`, String(s.byRedis), String(s.byPolicy)]]));
   } finally {
+    admin.disconnect();
     server.stop();
   }
 }

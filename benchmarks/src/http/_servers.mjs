@@ -1,6 +1,7 @@
 /**
  * The hello-world servers the HTTP benchmark measures: for each framework (express, fastify, koa, hono,
- * fetch on Node through @hono/node-server, bun: plain fetch on `Bun.serve`, bun-hono: Hono on
+ * fetch on Node through @hono/node-server, bun: plain fetch on `Bun.serve` (its peer: hono-rate-limiter
+ * on a Hono app), bun-hono: Hono on
  * `Bun.serve`) a `bare` app, the same app with `ratekeeper`, with the fair floor (`floor`: the
  * hand-written middleware of _floor.mjs) and with that framework's popular limiter (`peer`; plain
  * fetch has none). Every app answers `GET /` with the text `hello world`; nothing else differs.
@@ -44,6 +45,7 @@ export const PEER_NAMES = {
   fastify: '@fastify/rate-limit',
   koa: 'koa-ratelimit',
   hono: 'hono-rate-limiter',
+  bun: 'hono-rate-limiter (Hono)',
   'bun-hono': 'hono-rate-limiter',
 };
 
@@ -190,8 +192,16 @@ function bunServe(fetch) {
   return { listening: true, address: () => ({ port: server.port }), close: () => server.stop(true) };
 }
 
-/** bunApp serves plain fetch handlers on Bun (the fetch adapter, the floor); there is no peer. */
+/**
+ * bunApp serves plain fetch handlers on Bun (the fetch adapter, the floor). Bun has no limiter of its
+ * own: its peer is the one its users reach for, hono-rate-limiter, on a Hono app (the Hono its users
+ * would add for it).
+ */
 async function bunApp(library, path) {
+  if (library === 'peer') {
+    const { getConnInfo } = await import('hono/bun');
+    return bunServe(await honoFetch(library, path, getConnInfo));
+  }
   return bunServe(await plainFetch(library, path, (request, server) => server.requestIP(request)?.address));
 }
 

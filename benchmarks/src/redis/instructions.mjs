@@ -7,7 +7,8 @@
 // kernel's. On a Redis that has a core to itself, decisions/s is inversely proportional to it: the
 // "× naive" column is the throughput a dedicated Redis core would give relative to the naive bucket.
 // Needs valgrind (callgrind_control); the section says so and returns without it.
-// Flags: --instructions-decisions=N (default 1000), --instructions-in-flight=N (default 50).
+// Flags: --instructions-decisions=N (default 1000), --instructions-in-flight=N (default 50),
+// --instructions-only=a,b (only the contenders whose label holds one of these, beside the floor).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,9 +50,10 @@ async function decideMany(decide, count, inFlight) {
   await Promise.all(Array.from({ length: inFlight }, caller));
 }
 
-async function evalshaCalls(client) {
+/** scriptCalls counts the calls that ran a script or a function (EVALSHA, EVAL, FCALL) since the last RESETSTAT. */
+async function scriptCalls(client) {
   const stats = await client.info('commandstats');
-  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+  return ['evalsha', 'eval', 'fcall'].reduce((sum, c) => sum + Number(new RegExp(`cmdstat_${c}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
 }
 
 export async function run(args) {
@@ -78,20 +80,21 @@ export async function run(args) {
     await client.ping();
     const read = counter(child.pid, dir);
     const rows = [];
-    for (const [label, setup] of [...single(), ...composite()]) {
+    const only = f['instructions-only']?.split(',');
+    for (const [label, setup] of [...single(), ...composite()].filter(([label]) => only === undefined || label === FLOOR || only.some((o) => label.includes(o)))) {
       const decide = await setup(client);
       await decideMany(decide, 200, inFlight);
       await client.config('RESETSTAT');
       read();
       await decideMany(decide, decisions, inFlight);
       const perDecision = read() / decisions;
-      rows.push({ label, perDecision, calls: (await evalshaCalls(client)) / decisions });
+      rows.push({ label, perDecision, calls: (await scriptCalls(client)) / decisions });
     }
     const floor = rows.find((r) => r.label === FLOOR)?.perDecision ?? Number.NaN;
     console.log(`redis-server under callgrind, one ioredis connection, ${inFlight} in flight, ${decisions} decisions per contender`);
     console.log(
       formatTable(
-        ['contender', 'Redis instructions per decision', 'EVALSHA per decision', '× naive (dedicated Redis core)'],
+        ['contender', 'Redis instructions per decision', 'script calls per decision', '× naive (dedicated Redis core)'],
         rows.map((r) => [r.label, `${fixed(r.perDecision / 1000, 1)} k`, fixed(r.calls, 2), fixed(floor / r.perDecision, 2)]),
       ),
     );

@@ -33,9 +33,9 @@ function without(source, pairs) {
 const batched = batchScript(false).source;
 const BATCH_VARIANTS = [
   ['batch script, whole', batched],
-  ['  without the SET', without(batched, [["if ok and commit then redis.call('SET', KEYS[k], state, 'PX', px_cached(ttl)) end", '']])],
-  ['  SET without its expiry (KEEPTTL)', without(batched, [["redis.call('SET', KEYS[k], state, 'PX', px_cached(ttl))", "redis.call('SET', KEYS[k], state, 'KEEPTTL')"]])],
-  ['  without the GET', without(batched, [["local raw = redis.pcall('GET', KEYS[k])", 'local raw = false']])],
+  ['  without the SET', without(batched, [["redis.call('SET', key, HELD[key], 'PX', px_cached(TTL[key]))", '']])],
+  ['  SET without its expiry (KEEPTTL)', without(batched, [["redis.call('SET', key, HELD[key], 'PX', px_cached(TTL[key]))", "redis.call('SET', key, HELD[key], 'KEEPTTL')"]])],
+  ['  without the GET', without(batched, [["raw = redis.pcall('GET', key)", 'raw = false']])],
   [
     '  without the step',
     without(batched, [
