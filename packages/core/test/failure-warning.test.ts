@@ -6,24 +6,16 @@
  * answered (remoteFailureCause). The stores show it end to end on their real servers (postgres, mysql,
  * sqlite, durable-object: failure-warning.test.ts in each).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type FailureInfo, failureWarner, failureWarningOption, forgetFailureWarnings, remoteFailureCause, resolveFailureOptions, warnFailureOnce } from '../src/store/index.js';
 import { failureWarningText } from '../src/store/remote/failure-warning.js';
+import { warningsOnProcess } from '../../store-contract/src/index.js';
 
 const PG = { code: 'POSTGRES', name: 'PostgreSQL', client: 'pool' } as const;
 const info = (reason: FailureInfo['reason'], code?: string): FailureInfo =>
   code === undefined ? { operation: 'consume', policy: 'p', reason } : { operation: 'consume', policy: 'p', reason, error: Object.assign(new Error('secret text'), { code }) };
 
-let warnings: (Error & { code?: string })[] = [];
-const onWarning = (warning: Error) => void warnings.push(warning);
-beforeEach(() => {
-  warnings = [];
-  forgetFailureWarnings();
-  process.on('warning', onWarning);
-});
-afterEach(() => void process.off('warning', onWarning));
-const settle = () => new Promise((resolve) => setImmediate(resolve));
-const ours = () => warnings.filter((w) => w.name === 'RatekeeperWarning');
+const { ours, settle } = warningsOnProcess(forgetFailureWarnings);
 
 describe('remoteFailureCause', () => {
   it.each([

@@ -10,24 +10,15 @@
  */
 import { TokenBucketLimiter } from '@ratekeeper/core';
 import { forgetFailureWarnings } from '@ratekeeper/core/store';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../src/engine.js';
 import { DurableObjectStore } from '../src/durable-object-store.js';
 import type { Batch, LimiterNamespace } from '../src/index.js';
 import { type Workerd, startWorkerd } from './support/harness.js';
 import { mutantBuild } from './support/mutant-builds.js';
+import { warningsOnProcess } from '@ratekeeper/store-contract';
 
-let warnings: (Error & { code?: string })[] = [];
-const onWarning = (warning: Error) => void warnings.push(warning);
-beforeEach(() => {
-  warnings = [];
-  forgetFailureWarnings();
-  process.on('warning', onWarning);
-});
-afterEach(() => void process.off('warning', onWarning));
-const ours = () => warnings.filter((w) => w.name === 'RatekeeperWarning');
-/** settle lets process.emitWarning's next-tick delivery happen. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
+const { ours, settle } = warningsOnProcess(forgetFailureWarnings);
 
 /** namespaceOf is a namespace whose every object's run is `run`. */
 const namespaceOf = (run: (batch: Batch) => Promise<unknown>): LimiterNamespace => ({ idFromName: (name) => name, get: (() => ({ run })) as never });

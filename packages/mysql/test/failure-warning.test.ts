@@ -11,28 +11,21 @@
  * The mutant 'silent-failures' (the store's warning call removed, today's behaviour before this
  * warning) stays silent in the first scenario and is caught.
  */
-import { type Server, type Socket, connect, createServer } from 'node:net';
 import { FixedWindowLimiter } from '@ratekeeper/core';
 import { forgetFailureWarnings } from '@ratekeeper/core/store';
 import mysql from 'mysql2/promise';
-import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { MySqlStore } from '../src/index.js';
 import { MYSQL_URL, createPool, describeMySql, dropTable, table } from './support/db.js';
 import { mutantBuild } from './support/mutant-builds.js';
+import { closedPort, relay, warningsOnProcess } from '@ratekeeper/store-contract';
 
 const name = table('warn');
 const target = new URL(MYSQL_URL);
-let warnings: (Error & { code?: string })[] = [];
-const onWarning = (warning: Error) => void warnings.push(warning);
+const { ours, settle } = warningsOnProcess(forgetFailureWarnings);
 const closers: (() => unknown)[] = [];
 
-beforeEach(() => {
-  warnings = [];
-  forgetFailureWarnings();
-  process.on('warning', onWarning);
-});
 afterEach(async () => {
-  process.off('warning', onWarning);
   // In order: a listener goes before the pool whose connections it holds.
   for (const close of closers.splice(0)) await close();
 });
@@ -40,34 +33,6 @@ afterAll(async () => {
   const pool = createPool(1);
   await dropTable(pool, name).finally(() => pool.end());
 });
-
-const ours = () => warnings.filter((w) => w.name === 'RatekeeperWarning');
-/** settle lets process.emitWarning's next-tick delivery happen. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
-
-/** listening starts a TCP server on a free port of 127.0.0.1 and answers it with its port. */
-async function listening(onSocket: (socket: Socket) => void): Promise<{ server: Server; port: number; sockets: Set<Socket> }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-    onSocket(socket);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => {
-    for (const socket of sockets) socket.destroy();
-    return new Promise((resolve) => server.close(resolve));
-  });
-  return { server, port: (server.address() as { port: number }).port, sockets };
-}
-
-/** closedPort is a port nothing listens on (a listener's, closed). */
-async function closedPort(): Promise<number> {
-  const { server, port } = await listening(() => {});
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function poolOn(port: number): mysql.Pool {
   const pool = mysql.createPool({ host: '127.0.0.1', port, user: decodeURIComponent(target.username), database: target.pathname.slice(1) });
@@ -109,17 +74,11 @@ describeMySql('the failure warning of a MySqlStore, DEFAULT options', () => {
   });
 
   it('warns another cause, not "never connected", once the database has answered and then goes away', async () => {
-    const { port, server, sockets } = await listening((socket) => {
-      const upstream = connect(Number(target.port || 3306), target.hostname);
-      upstream.on('error', () => socket.destroy());
-      socket.on('close', () => upstream.destroy());
-      upstream.on('close', () => socket.destroy());
-      socket.pipe(upstream).pipe(socket);
-    });
-    const { limiter } = await limiterOn(poolOn(port));
+    const cut = await relay(target.hostname, Number(target.port || 3306));
+    closers.push(cut.close);
+    const { limiter } = await limiterOn(poolOn(cut.port));
     expect(await failuresOf(limiter, 1)).toEqual([undefined]);
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
+    await cut.close();
     expect(await failuresOf(limiter, 2)).toEqual(['fallback', 'fallback']);
     await settle();
     expect(ours().map((w) => w.code)).toEqual(['RATEKEEPER_MYSQL_REFUSED']);

@@ -12,62 +12,25 @@
  * The mutant 'silent-failures' (the store's warning call removed, today's behaviour before this
  * warning) stays silent in the first scenario and is caught.
  */
-import { type Server, type Socket, connect, createServer } from 'node:net';
 import { FixedWindowLimiter } from '@ratekeeper/core';
 import { forgetFailureWarnings } from '@ratekeeper/core/store';
 import pg from 'pg';
 import postgres from 'postgres';
-import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
 import { PG, describeDb, dropTables, uniqueTable } from './support/db.js';
 import { mutantBuild } from './support/mutant-builds.js';
+import { closedPort, listening, relay, warningsOnProcess } from '@ratekeeper/store-contract';
 
 const table = uniqueTable('warn');
-let warnings: (Error & { code?: string })[] = [];
-const onWarning = (warning: Error) => void warnings.push(warning);
+const { ours, settle } = warningsOnProcess(forgetFailureWarnings);
 const closers: (() => unknown)[] = [];
 
-beforeEach(() => {
-  warnings = [];
-  forgetFailureWarnings();
-  process.on('warning', onWarning);
-});
 afterEach(async () => {
-  process.off('warning', onWarning);
   // In order: a listener goes before the pool whose connections it holds (pool.end waits for a connect in flight).
   for (const close of closers.splice(0)) await close();
 });
 afterAll(() => dropTables(table));
-
-const ours = () => warnings.filter((w) => w.name === 'RatekeeperWarning');
-/** settle lets process.emitWarning's next-tick delivery happen. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
-
-/** listening starts a TCP server on a free port of 127.0.0.1 and answers it with its port. */
-async function listening(onSocket: (socket: Socket) => void): Promise<{ server: Server; port: number; sockets: Set<Socket> }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-    onSocket(socket);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const stop = () => {
-    for (const socket of sockets) socket.destroy();
-    return new Promise((resolve) => server.close(resolve));
-  };
-  closers.push(stop);
-  return { server, port: (server.address() as { port: number }).port, sockets };
-}
-
-/** closedPort is a port nothing listens on (a listener's, closed). */
-async function closedPort(): Promise<number> {
-  const { server, port, sockets } = await listening(() => {});
-  for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function client(kind: 'pg' | 'postgres', port: number): unknown {
   if (kind === 'pg') {
@@ -115,8 +78,9 @@ describeDb('the failure warning of a PostgresStore, DEFAULT options', () => {
   });
 
   it('warns never connected, naming timeoutMs, for a port that accepts connections and answers nothing', async () => {
-    const { port } = await listening(() => {});
-    const { limiter } = await limiterOn(client('pg', port));
+    const silent = await listening();
+    closers.push(silent.close);
+    const { limiter } = await limiterOn(client('pg', silent.port));
     expect(await failuresOf(limiter, 1)).toEqual(['fallback']);
     await settle();
     expect(ours().map((w) => w.code)).toEqual(['RATEKEEPER_POSTGRES_NOT_CONNECTED']);
@@ -124,17 +88,11 @@ describeDb('the failure warning of a PostgresStore, DEFAULT options', () => {
   });
 
   it('warns another cause, not "never connected", once PostgreSQL has answered and then goes away', async () => {
-    const { port, server, sockets } = await listening((socket) => {
-      const upstream = connect(PG.port, PG.host);
-      upstream.on('error', () => socket.destroy());
-      socket.on('close', () => upstream.destroy());
-      upstream.on('close', () => socket.destroy());
-      socket.pipe(upstream).pipe(socket);
-    });
-    const { limiter } = await limiterOn(client('pg', port));
+    const cut = await relay(PG.host, PG.port);
+    closers.push(cut.close);
+    const { limiter } = await limiterOn(client('pg', cut.port));
     expect(await failuresOf(limiter, 1)).toEqual([undefined]);
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
+    await cut.close();
     expect(await failuresOf(limiter, 2)).toEqual(['fallback', 'fallback']);
     await settle();
     expect(ours().map((w) => w.code)).toEqual(['RATEKEEPER_POSTGRES_REFUSED']);

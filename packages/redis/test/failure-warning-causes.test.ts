@@ -9,11 +9,12 @@
 import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { type FailureInfo, forgetFailureWarnings } from '@ratekeeper/core/store';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { causeOf } from '../src/failure-warning.js';
 import { RedisStore } from '../src/index.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
+import { warningsOnProcess } from '@ratekeeper/store-contract';
 
 const info = (reason: FailureInfo['reason'], error?: unknown): FailureInfo => ({ reason, error, operation: 'consume', policy: 'tb-2-1', key: 'k' }) as unknown as FailureInfo;
 const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6390'), { code: 'ECONNREFUSED' });
@@ -45,22 +46,13 @@ describe('causeOf', () => {
   });
 });
 
-let warnings: (Error & { code?: string })[] = [];
-const onWarning = (warning: Error) => void warnings.push(warning);
+const { ours, settle } = warningsOnProcess(forgetFailureWarnings);
 const servers: RedisServer[] = [];
 const clients: Redis[] = [];
-beforeEach(() => {
-  warnings = [];
-  forgetFailureWarnings();
-  process.on('warning', onWarning);
-});
-afterEach(() => void process.off('warning', onWarning));
 afterAll(async () => {
   for (const c of clients.splice(0)) c.disconnect();
   for (const s of servers.splice(0)) await s.stop();
 });
-const ours = () => warnings.filter((w) => w.name === 'RatekeeperWarning');
-const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 async function limiterOn(args: readonly string[] = []) {
   const server = await startServer(args);

@@ -11,30 +11,20 @@ import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
 import { forgetFailureWarnings } from '@ratekeeper/core/store';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { RedisStore, type RedisStoreOptions } from '../src/index.js';
 import { type RedisServer, startServer, waitFor } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
+import { warningsOnProcess } from '@ratekeeper/store-contract';
 
-let warnings: Error[] = [];
-const onWarning = (warning: Error) => void warnings.push(warning);
+const { ours, settle } = warningsOnProcess(forgetFailureWarnings);
 const closers: (() => unknown)[] = [];
 let server: RedisServer | undefined;
 
-beforeEach(() => {
-  warnings = [];
-  forgetFailureWarnings();
-  process.on('warning', onWarning);
-});
-afterEach(() => void process.off('warning', onWarning));
 afterAll(async () => {
   for (const close of closers.splice(0)) await close();
   await server?.stop();
 });
-
-const ours = () => warnings.filter((w) => w.name === 'RatekeeperWarning');
-/** settle lets process.emitWarning's next-tick delivery happen. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 async function port(): Promise<number> {
   server ??= await startServer();

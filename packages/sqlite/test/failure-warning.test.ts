@@ -13,30 +13,21 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import { forgetFailureWarnings } from '@ratekeeper/core/store';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { causeOf } from '../src/file/failure-cause.js';
 import type { FailureInfo } from '../src/file/failure.js';
 import { SqliteStore } from '../src/index.js';
 import { tempDir } from './support/files.js';
 import { mutantBuild } from './support/mutant-builds.js';
+import { warningsOnProcess } from '@ratekeeper/store-contract';
 
 const dir = tempDir();
 afterAll(() => dir.remove());
-let warnings: (Error & { code?: string })[] = [];
-const onWarning = (warning: Error) => void warnings.push(warning);
+const { ours, settle } = warningsOnProcess(forgetFailureWarnings);
 const stores: { close(): void }[] = [];
-beforeEach(() => {
-  warnings = [];
-  forgetFailureWarnings();
-  process.on('warning', onWarning);
-});
 afterEach(() => {
-  process.off('warning', onWarning);
   for (const store of stores.splice(0)) store.close();
 });
-const ours = () => warnings.filter((w) => w.name === 'RatekeeperWarning');
-/** settle lets process.emitWarning's next-tick delivery happen. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 async function limiterOn(path: string, build?: string, extra: object = {}) {
   const { SqliteStore: Store } = (build === undefined ? { SqliteStore } : await import(build)) as { SqliteStore: typeof SqliteStore };

@@ -41,3 +41,5 @@ export { type Made, storeChecks, storeContractSuite } from './suite.js';
 export { failuresOf } from './processes/worker-reports.js';
 export { WorkerPool, totalAdmitted } from './processes/worker-pool.js';
 export { type Edit, mutantBuilder } from './mutant-builds.js';
+export { type CollectedWarning, type ProcessWarnings, warningsOnProcess } from './warnings.js';
+export { closedPort, type Listener, listening, relay } from './tcp.js';

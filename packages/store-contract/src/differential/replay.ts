@@ -34,13 +34,29 @@ function limiterOf<M extends Mode>(members: readonly AnySpec[], on: Store<M>, cl
   return limiters.length === 1 ? (limiters[0] as RateLimiter<M>) : (new CompositeLimiter<M>(limiters) as RateLimiter<M>);
 }
 
-/** failuresOf collects what `store` reports failing (its 'failure' events, when it has them). */
-function failuresOf(store: Store): { readonly seen: unknown[]; stop(): void } {
+/**
+ * watchFailures listens to what `store` reports failing (its 'failure' events, when it has them);
+ * `end` stops listening and requires that nothing was reported.
+ */
+function watchFailures(store: Store): { end(): void } {
   const seen: unknown[] = [];
   const emitter = store as unknown as { on?: (event: string, f: (info: unknown) => void) => void; off?: (event: string, f: (info: unknown) => void) => void };
   const listener = (info: unknown) => void seen.push(info);
   if (typeof emitter.on === 'function') emitter.on('failure', listener);
-  return { seen, stop: () => emitter.off?.('failure', listener) };
+  return {
+    end: () => {
+      emitter.off?.('failure', listener);
+      expect(seen, 'the store reported failures while replaying').toEqual([]);
+    },
+  };
+}
+
+/** twins: the reference limiter (a MemoryStore) and the one under test, on one clock, under the same fresh names. */
+function twins(run: Run, members: readonly AnySpec[], start: number) {
+  const instants = new Instants(start, run.graceMs, members, run.marginMs);
+  const clock = new ManualClock(instants.start);
+  const names = members.map(() => run.fresh());
+  return { instants, clock, memory: limiterOf(members, new MemoryStore(), clock, names), store: limiterOf(members, run.store, clock, names) };
 }
 
 /**
@@ -71,12 +87,8 @@ const whereOf = (i: number, step: Step | BookingStep, at: number, route = '') =>
 
 /** replayRates replays consumes, peeks, allows, resets and refunds of one limiter or a composite. */
 export async function replayRates(run: Run, members: readonly AnySpec[], start: number, history: readonly Step[]): Promise<void> {
-  const instants = new Instants(start, run.graceMs, members, run.marginMs);
-  const clock = new ManualClock(instants.start);
-  const names = members.map(() => run.fresh());
-  const memory = limiterOf(members, new MemoryStore(), clock, names);
-  const store = limiterOf(members, run.store, clock, names);
-  const failures = failuresOf(run.store);
+  const { instants, clock, memory, store } = twins(run, members, start);
+  const failures = watchFailures(run.store);
   await paced(run.together, async (answer) => {
     for (const [i, step] of history.entries()) {
       clock.set(instants.next(step.dt));
@@ -84,8 +96,7 @@ export async function replayRates(run: Run, members: readonly AnySpec[], start: 
       if (check !== undefined) await check;
     }
   });
-  failures.stop();
-  expect(failures.seen, 'the store reported failures while replaying').toEqual([]);
+  failures.end();
 }
 
 /** booked is what a reservation answered (its `at` counts from when the answer arrived, so it is left out). */
@@ -95,12 +106,8 @@ function booked(r: Reservation<Mode>) {
 
 /** replayBookings replays reservations and cancels between consumes, peeks, resets and refunds, one call at a time. */
 export async function replayBookings(run: Run, members: readonly AnySpec[], start: number, history: readonly BookingStep[]): Promise<void> {
-  const instants = new Instants(start, run.graceMs, members, run.marginMs);
-  const clock = new ManualClock(instants.start);
-  const names = members.map(() => run.fresh());
-  const memory = limiterOf(members, new MemoryStore(), clock, names);
-  const store = limiterOf(members, run.store, clock, names);
-  const failures = failuresOf(run.store);
+  const { instants, clock, memory, store } = twins(run, members, start);
+  const failures = watchFailures(run.store);
   const reservations: [Reservation<'sync'>, Reservation<Mode>][] = [];
   for (const [i, step] of history.entries()) {
     clock.set(instants.next(step.dt));
@@ -122,8 +129,7 @@ export async function replayBookings(run: Run, members: readonly AnySpec[], star
       await rateStep(memory, store, step as Step, key, where);
     }
   }
-  failures.stop();
-  expect(failures.seen, 'the store reported failures while replaying').toEqual([]);
+  failures.end();
 }
 
 /**
@@ -150,7 +156,7 @@ export async function replayBans(
   };
   const memory = make(new MemoryStore());
   const store = make(run.store);
-  const failures = failuresOf(run.store);
+  const failures = watchFailures(run.store);
   await paced(run.together, async (answer) => {
     for (const [i, step] of history.entries()) {
       clock.set(instants.next(step.dt));
@@ -161,8 +167,7 @@ export async function replayBans(
       if (check !== undefined) await check;
     }
   });
-  failures.stop();
-  expect(failures.seen, 'the store reported failures while replaying').toEqual([]);
+  failures.end();
 }
 
 /** replayLeases replays a ConcurrencyLimiter's acquires, peeks, allows, releases (a step's refund) and resets. */
@@ -172,7 +177,7 @@ export async function replayLeases(run: Run, spec: LeaseSpec, start: number, his
   const name = run.fresh();
   const memory = new ConcurrencyLimiter({ limit: spec.limit, store: new MemoryStore(), clock, name }) as RateLimiter<'sync'>;
   const store = new ConcurrencyLimiter<Mode>({ limit: spec.limit, store: run.store as Store<Mode>, clock, name }) as RateLimiter;
-  const failures = failuresOf(run.store);
+  const failures = watchFailures(run.store);
   await paced(run.together, async (answer) => {
     for (const [i, step] of history.entries()) {
       clock.set(instants.next(step.dt));
@@ -182,6 +187,5 @@ export async function replayLeases(run: Run, spec: LeaseSpec, start: number, his
   });
   // The leases still held go back, so that no renewal outlives the replay.
   for (const key of run.keys) await store.reset(key);
-  failures.stop();
-  expect(failures.seen, 'the store reported failures while replaying').toEqual([]);
+  failures.end();
 }
