@@ -80,6 +80,18 @@ describeRedis('a batch on a hot key', () => {
     expect(ttl).toBeLessThanOrEqual(40_000);
   });
 
+  it('reads and writes the key once per batch on default options too (server time, the deny cache on)', async () => {
+    const store = new RedisStore({ client: redis, prefix: 'hot0:' });
+    const limiter = new TokenBucketLimiter({ store, capacity: 40, refillPerSecond: 1, name: 'hot' });
+    await limiter.consume('warm');
+    const before = await calls();
+    const decided = await Promise.all(Array.from({ length: 64 }, () => limiter.consume('attacker')));
+    const after = await calls();
+    expect(decided.filter((d) => d.failure !== undefined)).toEqual([]);
+    expect(decided.filter((d) => d.allowed).length).toBe(40);
+    expect({ get: (after['get'] ?? 0) - (before['get'] ?? 0), set: (after['set'] ?? 0) - (before['set'] ?? 0) }).toEqual({ get: ALONE + 1, set: ALONE + 1 });
+  });
+
   it('keeps each key to one read and one write beside other keys and composites in the batch', async () => {
     const clock = new ManualClock(1_700_000_000_000);
     const store = new RedisStore({ client: redis, time: 'client', prefix: 'hot2:' });
