@@ -74,10 +74,11 @@ describeRedis('a batch on a hot key', () => {
     expect(decided.map(figures)).toEqual(Array.from({ length: 64 }, () => figures(memory.consume('attacker'))));
     expect(decided.filter((d) => d.allowed).length).toBe(40);
     expect({ get: (after['get'] ?? 0) - (before['get'] ?? 0), set: (after['set'] ?? 0) - (before['set'] ?? 0) }).toEqual({ get: ALONE + 1, set: ALONE + 1 });
-    // The TTL is the last admission's: the time until the bucket is full again (40 tokens at 1 a second).
+    // The TTL covers the last admission's state (full again in 40 s: 40 tokens at 1 a second) and
+    // outlives it by at most 20 % of a TTL it was written with (test/ttl-keep.test.ts).
     const ttl = await redis.pttl(storageKey('hot1:', 'hot', 'attacker'));
     expect(ttl).toBeGreaterThan(39_000);
-    expect(ttl).toBeLessThanOrEqual(40_000);
+    expect(ttl).toBeLessThanOrEqual(40_000 + 8_000);
   });
 
   it('reads and writes the key once per batch on default options too (server time, the deny cache on)', async () => {

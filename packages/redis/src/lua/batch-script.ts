@@ -23,9 +23,10 @@
  * written only when all admit; members that admitted inside a denied call report what they hold (their
  * step at a cost no policy can grant, which writes nothing).
  * With server time, TIME is read once per batch: every call in it decides at the same instant.
- * Each key is read with one GET and written with one SET … PX per batch, whatever the number of calls
+ * Each key is read with one GET and written with one SET per batch, whatever the number of calls
  * on it (the hot key an attack brings): a call decides on what the calls before it left in the key,
- * kept in the script, and the key's last state goes out at the end with its last TTL. A script runs
+ * kept in the script, and the key's last state goes out at the end with its last TTL (kept when the
+ * key's recorded expiry still covers it: `put` in prelude.ts). A script runs
  * atomically, so no other client can tell the difference from a GET and a SET per call. A batch whose
  * keys all differ (the Batcher says so) GETs and SETs each call's key in place, which costs Redis less
  * than keeping them (no table of keys to grow).
@@ -58,42 +59,33 @@ for g = 1, G do
 end
 local out = {}
 local o, k = 0, 0
--- PX texts made in this batch, by milliseconds: calls of one policy often share a TTL.
-local PX_TEXT = {}
-local function px_cached(ttl)
-  local ms = px(ttl)
-  local text = PX_TEXT[ms]
-  if not text then
-    text = format('%d', ms)
-    PX_TEXT[ms] = text
-  end
-  return text
-end
 -- When a key repeats, each key is read once and written once per batch: HELD is what the batch's
--- calls so far leave in a key (false: missing; a table: the GET's error), TTL the PX of its last
--- write, DIRTY the keys written, in the order first written. A call reads HELD, exactly what a GET
--- would answer after the writes before it. Otherwise (every key once) a call GETs and SETs its key.
-local HELD, TTL, DIRTY
-if repeats then HELD, TTL, DIRTY = {}, {}, {} end
+-- calls so far leave in a key (false: missing; a table: the GET's error), TTL the TTL of its last
+-- write, EXPIRY the key's recorded expiry as the GET found it (see untail and put in prelude.ts),
+-- DIRTY the keys written, in the order first written. A call reads HELD, exactly what a GET would
+-- answer after the writes before it. Otherwise (every key once) a call GETs and SETs its key, and
+-- read answers the expiry with the state.
+local HELD, TTL, EXPIRY, DIRTY
+if repeats then HELD, TTL, EXPIRY, DIRTY = {}, {}, {}, {} end
 local function read(key)
-  if not repeats then return redis.pcall('GET', key) end
+  if not repeats then return untail(redis.pcall('GET', key)) end
   local raw = HELD[key]
   if raw == nil then
-    raw = redis.pcall('GET', key)
+    raw, EXPIRY[key] = untail(redis.pcall('GET', key))
     HELD[key] = raw
   end
-  return raw
+  return raw, nil
 end
-local function write(key, state, ttl)
+local function write(key, state, ttl, expiry)
   if not repeats then
-    redis.call('SET', key, state, 'PX', px_cached(ttl))
+    put(key, state, ttl, expiry, server)
     return
   end
   if not TTL[key] then DIRTY[#DIRTY + 1] = key end
   HELD[key], TTL[key] = state, ttl
 end
 -- Scratch for composite calls, reused by every call of the batch (entries 1..m are always written first).
-local raws, oks, rs, ws, es, ls, xs, shorts = {}, {}, {}, {}, {}, {}, {}, {}
+local raws, oks, rs, ws, es, ls, xs, ps, shorts = {}, {}, {}, {}, {}, {}, {}, {}, {}
 local last = #ARGV
 while at < last do
 ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local v = tonumber(ARGV[at])
@@ -109,14 +101,14 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
   if m == 1 then
     k = k + 1
     local step = gstep[g][1]
-    local raw = read(KEYS[k])
+    local raw, expiry = read(KEYS[k])
     local fine, ok, remaining, retry, reset, ttl, state = false
     if type(raw) ~= 'table' then fine, ok, remaining, retry, reset, ttl, state = pcall(step, raw, now, cost, gfirst[g][1], gsecond[g][1]) end
     if not fine then
       o = o + 1
       out[o] = 'RKCORRUPT'
     else
-      if ok and commit then write(KEYS[k], state, ttl) end
+      if ok and commit then write(KEYS[k], state, ttl, expiry) end
       local short = ok and compact(remaining, retry, reset)
       if short then
         o = o + 1
@@ -132,11 +124,11 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
     local s, f, t = gstep[g], gfirst[g], gsecond[g]
     local all, broken = true, false
     for j = 1, m do
-      local raw = read(KEYS[k + j])
+      local raw, expiry = read(KEYS[k + j])
       if type(raw) == 'table' then broken = true break end
       local fine, ok, r, w, e, l, x = pcall(s[j], raw, now, cost, f[j], t[j])
       if not fine then broken = true break end
-      raws[j], oks[j], rs[j], ws[j], es[j], ls[j], xs[j] = raw, ok, r, w, e, l, x
+      raws[j], oks[j], rs[j], ws[j], es[j], ls[j], xs[j], ps[j] = raw, ok, r, w, e, l, x, expiry
       all = all and ok
     end
     if broken then
@@ -144,7 +136,7 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
       out[o] = 'RKCORRUPT'
     elseif all then
       if commit then
-        for j = 1, m do write(KEYS[k + j], xs[j], ls[j]) end
+        for j = 1, m do write(KEYS[k + j], xs[j], ls[j], ps[j]) end
       end
       local short = true
       for j = 1, m do
@@ -175,7 +167,7 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
   end
 end
 if repeats then
-  for _, key in ipairs(DIRTY) do redis.call('SET', key, HELD[key], 'PX', px_cached(TTL[key])) end
+  for _, key in ipairs(DIRTY) do put(key, HELD[key], TTL[key], EXPIRY[key], server) end
 end
 return out
 `;

@@ -34,22 +34,24 @@ function generate(algorithms: readonly StepName[], clientTime: boolean): Script 
   const steps = [...new Set(algorithms)].map((a) => STEPS[a].source).join('');
   const evaluate = members.map(
     ({ i, step }) =>
-      `local a${i}, r${i}, w${i}, e${i}, l${i}, x${i} = ${step.name}(redis.call('GET', KEYS[${i}]), now, cost, tonumber(ARGV[first + ${2 * i - 2}]), tonumber(ARGV[first + ${2 * i - 1}]))`,
+      `local g${i}, p${i} = untail(redis.call('GET', KEYS[${i}]))
+local a${i}, r${i}, w${i}, e${i}, l${i}, x${i} = ${step.name}(g${i}, now, cost, tonumber(ARGV[first + ${2 * i - 2}]), tonumber(ARGV[first + ${2 * i - 1}]))`,
   );
   const all = members.map(({ i }) => `a${i}`).join(' and ');
-  const write = members.map(({ i }) => `redis.call('SET', KEYS[${i}], x${i}, 'PX', px_text(l${i}))`).join('\n    ');
+  const write = members.map(({ i }) => `put(KEYS[${i}], x${i}, l${i}, p${i}, server)`).join('\n    ');
   const shorts = members.map(({ i }) => `compact(r${i}, w${i}, e${i})`).join(', ');
   const shortNames = members.map(({ i }) => `c${i}`).join(', ');
   const admitted = members.map(({ i }) => `1, num(r${i}), num(w${i}), num(e${i})`).join(',\n    ');
+  // The denied reply is built in an array, block by block, so a member costs no locals past its outcome.
   const held = members.map(
     ({ i, step }) =>
-      `local o${i}, q${i}, h${i} = 0, num(r${i}), num(e${i})
-if a${i} then
-  local _, hr, _, he = ${step.name}(redis.call('GET', KEYS[${i}]), now, HELD_COST, tonumber(ARGV[first + ${2 * i - 2}]), tonumber(ARGV[first + ${2 * i - 1}]))
-  o${i}, q${i}, h${i} = 1, num(hr), num(he)
+      `if a${i} then
+  local _, hr, _, he = ${step.name}(g${i}, now, HELD_COST, tonumber(ARGV[first + ${2 * i - 2}]), tonumber(ARGV[first + ${2 * i - 1}]))
+  out[${4 * i - 3}], out[${4 * i - 2}], out[${4 * i - 1}], out[${4 * i}] = 1, num(hr), num(w${i}), num(he)
+else
+  out[${4 * i - 3}], out[${4 * i - 2}], out[${4 * i - 1}], out[${4 * i}] = 0, num(r${i}), num(w${i}), num(e${i})
 end`,
   );
-  const denied = members.map(({ i }) => `o${i}, q${i}, num(w${i}), h${i}`).join(',\n  ');
   const body = `
 ${evaluate.join('\n')}
 if ${all} then
@@ -63,10 +65,9 @@ if ${all} then
   }
 end
 local HELD_COST = 9007199254740991
+local out = {}
 ${held.join('\n')}
-return {
-  ${denied}
-}
+return out
 `;
   return script(clientTime, steps, body);
 }

@@ -19,7 +19,7 @@ import { TOKEN_BUCKET_LUA } from './token-bucket.js';
 
 const LEASE_BODY = `
 local capacity, interval = tonumber(ARGV[first]), tonumber(ARGV[first + 1])
-local raw = redis.call('GET', KEYS[1])
+local raw = (untail(redis.call('GET', KEYS[1])))
 local ok, remaining, retry, reset, ttl, state = tb(raw, now, cost, capacity, interval)
 local granted = cost
 if not ok and remaining >= 1 then

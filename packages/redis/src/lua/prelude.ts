@@ -22,6 +22,7 @@
 const GLOBALS = `
 local floor, ceil, format, tonumber = math.floor, math.ceil, string.format, tonumber
 local pack, unpack = struct.pack, struct.unpack
+local sub, byte = string.sub, string.byte
 local INF = math.huge
 `;
 
@@ -31,10 +32,11 @@ local INF = math.huge
  * function calls first (`if not INF then init() end`, one comparison per call once set).
  */
 export const LIBRARY_GLOBALS = `
-local floor, ceil, format, tonumber, pack, unpack, INF
+local floor, ceil, format, tonumber, pack, unpack, sub, byte, INF
 local function init()
   floor, ceil, format, tonumber = math.floor, math.ceil, string.format, _G.tonumber
   pack, unpack = struct.pack, struct.unpack
+  sub, byte = string.sub, string.byte
   INF = math.huge
 end
 `;
@@ -59,6 +61,38 @@ end
 
 local function px_text(ttl)
   return format('%d', px(ttl))
+end
+
+-- A decision's write keeps the key's TTL while it still covers the state (the owner's rule: a TTL is a
+-- memory bound, and a key may outlive the moment its state is empty by up to max(1 s, 25 %)). The
+-- state is followed by a 9-byte tail: the key's expiry in server ms (a little-endian double) and 'e'.
+-- Every state is a whole number of doubles, so a tailed value is 1 byte past a multiple of 8.
+-- untail answers the state and that expiry, or the value as it is (nil expiry): a value another
+-- script wrote (a refund, a booking, a lease: plain PX, no tail), a missing key, foreign data.
+local function untail(raw)
+  if type(raw) == 'string' then
+    local n = #raw
+    if n > 16 and n % 8 == 1 and byte(raw, n) == 101 then return sub(raw, 1, n - 9), (unpack('<d', raw, n - 8)) end
+  end
+  return raw, nil
+end
+
+-- put writes a decision's state at \`server\` (the script's TIME, ms). When the recorded expiry still
+-- covers the state's TTL it writes with KEEPTTL (no expires-table update: a third of a batched
+-- decision's script time), else with PX = the TTL + max(900, 20 %) and the new expiry recorded. The
+-- expiry recorded is 1 ms short of what Redis sets: Redis may date a script's SET at the script's
+-- start, up to a millisecond before its TIME; so a kept key never expires before its state is empty.
+local function put(key, state, ttl, expiry, server)
+  local ms = px(ttl)
+  if expiry and server + ms <= expiry then
+    redis.call('SET', key, state .. pack('<d', expiry) .. 'e', 'KEEPTTL')
+    return
+  end
+  local slack = floor(ms / 5)
+  if slack < 900 then slack = 900 end
+  ms = ms + slack
+  if ms > MAX_PX then ms = MAX_PX end
+  redis.call('SET', key, state .. pack('<d', server + ms - 1) .. 'e', 'PX', format('%d', ms))
 end
 
 local function compact(remaining, retry, reset)

@@ -40,7 +40,7 @@ local function refuse(delay)
   return out
 end
 for i = 1, n do
-  raws[i] = redis.call('GET', KEYS[i])
+  raws[i] = (untail(redis.call('GET', KEYS[i])))
   ledgers[i] = ledger_of(redis.call('GET', KEYS[n + i]))
   if ledgers[i] then
     local x = latest_of(ledgers[i])

@@ -17,8 +17,10 @@
  * because Redis truncates a Lua number to an integer on the way out. An admission with the usual
  * figures answers one compact integer per policy instead (see `compact` in ./prelude.ts).
  *
- * A denied request writes nothing. An admitted one writes each state with SET … PX ttl, so every key
- * carries the TTL after which its state is empty: no key is ever left without one. State is binary,
+ * A denied request writes nothing. An admitted one writes each state with a TTL that lasts at least
+ * until its state is empty and at most max(0.9 s, 20 %) longer, kept (SET … KEEPTTL) while the expiry
+ * recorded in the value's tail still covers it (`untail` and `put` in ./prelude.ts): no key is ever
+ * left without one. Refunds, bookings and leases write plain SET … PX ttl, no tail. State is binary,
  * little-endian doubles packed with struct.pack (exact, and far cheaper than %.17g text and parsing
  * it back); a value of the wrong length is foreign data (RKCORRUPT). Parameters are parsed with
  * tonumber, which reads JavaScript's shortest round-trip digits back to the same double.
@@ -37,9 +39,10 @@ export interface Script {
 
 /** SINGLE_BODY decides one policy; STEP is replaced by the algorithm's function. */
 const SINGLE_BODY = `
-local ok, remaining, retry, reset, ttl, state = STEP(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
+local raw, expiry = untail(redis.call('GET', KEYS[1]))
+local ok, remaining, retry, reset, ttl, state = STEP(raw, now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
 if ok then
-  if commit then redis.call('SET', KEYS[1], state, 'PX', px_text(ttl)) end
+  if commit then put(KEYS[1], state, ttl, expiry, server) end
   local short = compact(remaining, retry, reset)
   if short then return short end
   return { 1, num(remaining), num(retry), num(reset) }
@@ -54,7 +57,7 @@ return { 0, num(remaining), num(retry), num(reset) }
  * or less, which Remote reads as a script that expired before running (./remote.ts).
  */
 const REFUND_BODY = `
-local changed, ttl, state = STEP_refund(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
+local changed, ttl, state = STEP_refund((untail(redis.call('GET', KEYS[1]))), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
 if not changed then return 1 end
 if ttl > 0 then redis.call('SET', KEYS[1], state, 'PX', px_text(ttl)) else redis.call('DEL', KEYS[1]) end
 return 2
@@ -84,9 +87,10 @@ if banned then
   local left = ban_of(banned) - now
   if left > 0 then return { 0, 0, num(left), num(left) } end
 end
-local ok, remaining, retry, reset, ttl, state = STEP(redis.call('GET', KEYS[1]), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
+local raw, expiry = untail(redis.call('GET', KEYS[1]))
+local ok, remaining, retry, reset, ttl, state = STEP(raw, now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
 if ok then
-  if commit then redis.call('SET', KEYS[1], state, 'PX', px_text(ttl)) end
+  if commit then put(KEYS[1], state, ttl, expiry, server) end
   local short = compact(remaining, retry, reset)
   if short then return short end
   return { 1, num(remaining), num(retry), num(reset) }
@@ -103,7 +107,7 @@ return { 0, 0, banMs, banMs }
  */
 const BAN_REFUND_BODY = `
 local p1, p2 = tonumber(ARGV[first]), tonumber(ARGV[first + 1])
-local held = redis.call('GET', KEYS[1])
+local held = (untail(redis.call('GET', KEYS[1])))
 local changed, ttl, state = STEP_refund(held, now, cost, p1, p2)
 if changed then
   if ttl > 0 then redis.call('SET', KEYS[1], state, 'PX', px_text(ttl)) else redis.call('DEL', KEYS[1]) end

@@ -17,7 +17,7 @@ function sourceOf(command, args) {
 }
 
 const isLease = (source) => source?.includes('local granted = cost') === true;
-const isRefund = (source) => source?.includes('tb_refund(redis.call') === true;
+const isRefund = (source) => source?.includes('local changed, ttl, state = tb_refund(') === true;
 
 export function overspendingLeaseClient(client) {
   return {

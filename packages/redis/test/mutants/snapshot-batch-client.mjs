@@ -27,7 +27,7 @@ export function snapshotBatchClient(client) {
   return {
     call(command, ...args) {
       const script = command === 'EVALSHA' ? scriptBySha(args[0]) : command === 'FCALL' ? scriptByFunction(args[0]) : undefined;
-      if (script === undefined || !script.source.includes('local HELD, TTL, DIRTY')) return client.call(command, ...args);
+      if (script === undefined || !script.source.includes('local HELD, TTL, EXPIRY, DIRTY')) return client.call(command, ...args);
       return client.call('EVAL', snapshot(script.source), ...args.slice(1));
     },
   };
