@@ -7,7 +7,11 @@
 // kernel's. On a Redis that has a core to itself, decisions/s is inversely proportional to it: the
 // "× naive" column is the throughput a dedicated Redis core would give relative to the naive bucket.
 // Needs valgrind (callgrind_control); the section says so and returns without it.
+// Keys go round k0…k(N−1): with the default 10,000 nearly every decision meets a fresh key (the warm-up's
+// 200 come round once); with --instructions-keys=100 each key comes back every 100 decisions, while its
+// state is empty (a limit of a million a second) but ratekeeper's key is kept alive by TTL-keep's margin.
 // Flags: --instructions-decisions=N (default 1000), --instructions-in-flight=N (default 50),
+// --instructions-keys=N (default 10000),
 // --instructions-only=a,b (only the contenders whose label holds one of these, beside the floor).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -39,11 +43,11 @@ function counter(pid, dir) {
   };
 }
 
-async function decideMany(decide, count, inFlight) {
+async function decideMany(decide, count, inFlight, keys) {
   let next = 0;
   async function caller() {
     while (next < count) {
-      const key = `k${next++ % 10_000}`;
+      const key = `k${next++ % keys}`;
       if ((await decide(key)) !== true) throw new Error('a call was not admitted; the section would count the wrong path');
     }
   }
@@ -64,6 +68,7 @@ export async function run(args) {
   const f = flags(args);
   const decisions = intFlag(f, 'instructions-decisions', 1000);
   const inFlight = intFlag(f, 'instructions-in-flight', 50);
+  const keys = intFlag(f, 'instructions-keys', 10_000);
   const dir = mkdtempSync(join(tmpdir(), 'rk-callgrind-'));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(
@@ -83,15 +88,15 @@ export async function run(args) {
     const only = f['instructions-only']?.split(',');
     for (const [label, setup] of [...single(), ...composite()].filter(([label]) => only === undefined || label === FLOOR || only.some((o) => label.includes(o)))) {
       const decide = await setup(client);
-      await decideMany(decide, 200, inFlight);
+      await decideMany(decide, 200, inFlight, keys);
       await client.config('RESETSTAT');
       read();
-      await decideMany(decide, decisions, inFlight);
+      await decideMany(decide, decisions, inFlight, keys);
       const perDecision = read() / decisions;
       rows.push({ label, perDecision, calls: (await scriptCalls(client)) / decisions });
     }
     const floor = rows.find((r) => r.label === FLOOR)?.perDecision ?? Number.NaN;
-    console.log(`redis-server under callgrind, one ioredis connection, ${inFlight} in flight, ${decisions} decisions per contender`);
+    console.log(`redis-server under callgrind, one ioredis connection, ${inFlight} in flight, ${decisions} decisions per contender on ${keys} keys`);
     console.log(
       formatTable(
         ['contender', 'Redis instructions per decision', 'script calls per decision', '× naive (dedicated Redis core)'],

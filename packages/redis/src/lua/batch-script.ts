@@ -65,6 +65,16 @@ local o, k = 0, 0
 -- DIRTY the keys written, in the order first written. A call reads HELD, exactly what a GET would
 -- answer after the writes before it. Otherwise (every key once) a call GETs and SETs its key, and
 -- read answers the expiry with the state.
+-- PX texts made in this batch, by milliseconds: calls of one policy often share a TTL.
+local PX_TEXT = {}
+local function px_cached(ms)
+  local text = PX_TEXT[ms]
+  if not text then
+    text = format('%d', ms)
+    PX_TEXT[ms] = text
+  end
+  return text
+end
 local HELD, TTL, EXPIRY, DIRTY
 if repeats then HELD, TTL, EXPIRY, DIRTY = {}, {}, {}, {} end
 local function read(key)
@@ -78,7 +88,7 @@ local function read(key)
 end
 local function write(key, state, ttl, expiry)
   if not repeats then
-    put(key, state, ttl, expiry, server)
+    put(key, state, ttl, expiry, server, px_cached)
     return
   end
   if not TTL[key] then DIRTY[#DIRTY + 1] = key end
@@ -167,7 +177,7 @@ ${clientTime ? '  local now = tonumber(ARGV[at])\n  at = at + 1\n' : ''}  local 
   end
 end
 if repeats then
-  for _, key in ipairs(DIRTY) do put(key, HELD[key], TTL[key], EXPIRY[key], server) end
+  for _, key in ipairs(DIRTY) do put(key, HELD[key], TTL[key], EXPIRY[key], server, px_cached) end
 end
 return out
 `;

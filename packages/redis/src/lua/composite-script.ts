@@ -38,7 +38,7 @@ function generate(algorithms: readonly StepName[], clientTime: boolean): Script 
 local a${i}, r${i}, w${i}, e${i}, l${i}, x${i} = ${step.name}(g${i}, now, cost, tonumber(ARGV[first + ${2 * i - 2}]), tonumber(ARGV[first + ${2 * i - 1}]))`,
   );
   const all = members.map(({ i }) => `a${i}`).join(' and ');
-  const write = members.map(({ i }) => `put(KEYS[${i}], x${i}, l${i}, p${i}, server)`).join('\n    ');
+  const write = members.map(({ i }) => `put(KEYS[${i}], x${i}, l${i}, p${i}, server, px_text)`).join('\n    ');
   const shorts = members.map(({ i }) => `compact(r${i}, w${i}, e${i})`).join(', ');
   const shortNames = members.map(({ i }) => `c${i}`).join(', ');
   const admitted = members.map(({ i }) => `1, num(r${i}), num(w${i}), num(e${i})`).join(',\n    ');

@@ -68,9 +68,10 @@ end
 -- state is followed by a 9-byte tail: the key's expiry in server ms (a little-endian double) and 'e'.
 -- Every state is a whole number of doubles, so a tailed value is 1 byte past a multiple of 8.
 -- untail answers the state and that expiry, or the value as it is (nil expiry): a value another
--- script wrote (a refund, a booking, a lease: plain PX, no tail), a missing key, foreign data.
+-- script wrote (a refund, a booking, a lease: plain PX, no tail), a missing key (false), foreign data
+-- or a GET's error (a table, whose length is 0).
 local function untail(raw)
-  if type(raw) == 'string' then
+  if raw then
     local n = #raw
     if n > 16 and n % 8 == 1 and byte(raw, n) == 101 then return sub(raw, 1, n - 9), (unpack('<d', raw, n - 8)) end
   end
@@ -78,21 +79,21 @@ local function untail(raw)
 end
 
 -- put writes a decision's state at \`server\` (the script's TIME, ms). When the recorded expiry still
--- covers the state's TTL it writes with KEEPTTL (no expires-table update: a third of a batched
--- decision's script time), else with PX = the TTL + max(900, 20 %) and the new expiry recorded. The
--- expiry recorded is 1 ms short of what Redis sets: Redis may date a script's SET at the script's
+-- covers the state's TTL it writes with KEEPTTL (no expires-table update), else with PX = the TTL +
+-- max(900, 20 %), its text made by \`text\` (px_text, or a batch's cache), and the new expiry recorded.
+-- The expiry recorded is 1 ms short of what Redis sets: Redis may date a script's SET at the script's
 -- start, up to a millisecond before its TIME; so a kept key never expires before its state is empty.
-local function put(key, state, ttl, expiry, server)
+local function put(key, state, ttl, expiry, server, text)
   local ms = px(ttl)
   if expiry and server + ms <= expiry then
-    redis.call('SET', key, state .. pack('<d', expiry) .. 'e', 'KEEPTTL')
+    redis.call('SET', key, state .. pack('<dB', expiry, 101), 'KEEPTTL')
     return
   end
   local slack = floor(ms / 5)
   if slack < 900 then slack = 900 end
   ms = ms + slack
   if ms > MAX_PX then ms = MAX_PX end
-  redis.call('SET', key, state .. pack('<d', server + ms - 1) .. 'e', 'PX', format('%d', ms))
+  redis.call('SET', key, state .. pack('<dB', server + ms - 1, 101), 'PX', text(ms))
 end
 
 local function compact(remaining, retry, reset)

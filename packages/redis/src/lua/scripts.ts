@@ -42,7 +42,7 @@ const SINGLE_BODY = `
 local raw, expiry = untail(redis.call('GET', KEYS[1]))
 local ok, remaining, retry, reset, ttl, state = STEP(raw, now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
 if ok then
-  if commit then put(KEYS[1], state, ttl, expiry, server) end
+  if commit then put(KEYS[1], state, ttl, expiry, server, px_text) end
   local short = compact(remaining, retry, reset)
   if short then return short end
   return { 1, num(remaining), num(retry), num(reset) }
@@ -90,7 +90,7 @@ end
 local raw, expiry = untail(redis.call('GET', KEYS[1]))
 local ok, remaining, retry, reset, ttl, state = STEP(raw, now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
 if ok then
-  if commit then put(KEYS[1], state, ttl, expiry, server) end
+  if commit then put(KEYS[1], state, ttl, expiry, server, px_text) end
   local short = compact(remaining, retry, reset)
   if short then return short end
   return { 1, num(remaining), num(retry), num(reset) }
