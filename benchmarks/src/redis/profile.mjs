@@ -95,9 +95,13 @@ function exclusive(file, part) {
 async function profile(label, keys, setup, decisions) {
   const dir = mkdtempSync(join(tmpdir(), 'rk-profile-'));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'valgrind',
+    ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
   const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 200, maxRetriesPerRequest: null });

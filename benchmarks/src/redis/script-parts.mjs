@@ -34,14 +34,17 @@ function without(source, pairs) {
 
 const batched = batchScript(false).source;
 const PUT_CHECK = 'if expiry and server + ms <= expiry then';
-const PUT_SETS = [
-  "redis.call('SET', key, state .. pack('<dB', expiry, 101), 'KEEPTTL')",
-  "redis.call('SET', key, state .. pack('<dB', server + ms - 1, 101), 'PX', text(ms))",
-];
+const PUT_SETS = ["redis.call('SET', key, state .. pack('<dB', expiry, 101), 'KEEPTTL')", "redis.call('SET', key, state .. pack('<dB', server + ms - 1, 101), 'PX', text(ms))"];
 const BATCH_VARIANTS = [
   ['batch script, whole', batched],
   ['  without TTL-keep (SET … PX each time)', without(batched, [[PUT_CHECK, 'if false then']])],
-  ['  without the SET', without(batched, PUT_SETS.map((set) => [set, '']))],
+  [
+    '  without the SET',
+    without(
+      batched,
+      PUT_SETS.map((set) => [set, '']),
+    ),
+  ],
   ['  without the GET', without(batched, [["if not repeats then return untail(redis.pcall('GET', key)) end", 'if not repeats then return false end']])],
   [
     '  without the step',
