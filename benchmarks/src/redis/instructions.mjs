@@ -13,35 +13,12 @@
 // Flags: --instructions-decisions=N (default 1000), --instructions-in-flight=N (default 50),
 // --instructions-keys=N (default 10000),
 // --instructions-only=a,b (only the contenders whose label holds one of these, beside the floor).
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { onPath, startCallgrind } from './_callgrind.mjs';
 import { flags, intFlag } from '../lib/args.mjs';
 import { fixed, formatTable } from '../lib/table.mjs';
 import { composite, single } from './_contenders.mjs';
 
 const FLOOR = 'naive EVALSHA token bucket (floor)';
-
-function hasValgrind() {
-  try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** counter dumps callgrind's counts (which zeroes them) and answers the instructions since the last dump. */
-function counter(pid, dir) {
-  return () => {
-    execFileSync('callgrind_control', ['--dump', String(pid)], { stdio: 'ignore' });
-    const parts = readdirSync(dir).filter((f) => /^cg\.\d+\.\d+$/.test(f));
-    const last = parts.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop();
-    return Number(/^summary: (\d+)/m.exec(readFileSync(join(dir, last), 'utf8'))?.[1]);
-  };
-}
 
 async function decideMany(decide, count, inFlight, keys) {
   let next = 0;
@@ -61,7 +38,7 @@ async function scriptCalls(client) {
 }
 
 export async function run(args) {
-  if (!hasValgrind()) {
+  if (!onPath('valgrind')) {
     console.log('redis/instructions: valgrind is not installed; section skipped');
     return;
   }
@@ -69,21 +46,9 @@ export async function run(args) {
   const decisions = intFlag(f, 'instructions-decisions', 1000);
   const inFlight = intFlag(f, 'instructions-in-flight', 50);
   const keys = intFlag(f, 'instructions-keys', 10_000);
-  const dir = mkdtempSync(join(tmpdir(), 'rk-callgrind-'));
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = spawn(
-    'valgrind',
-    ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
-  // Retries until the server under valgrind listens; commands wait for the connection.
-  const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 200, maxRetriesPerRequest: null });
-  client.on('error', () => {});
+  const redis = await startCallgrind();
+  const { client, read } = redis;
   try {
-    await client.ping();
-    const read = counter(child.pid, dir);
     const rows = [];
     const only = f['instructions-only']?.split(',');
     for (const [label, setup] of [...single(), ...composite()].filter(([label]) => only === undefined || label === FLOOR || only.some((o) => label.includes(o)))) {
@@ -104,9 +69,6 @@ export async function run(args) {
       ),
     );
   } finally {
-    client.disconnect();
-    process.off('exit', kill);
-    kill();
-    rmSync(dir, { recursive: true, force: true });
+    redis.stop();
   }
 }

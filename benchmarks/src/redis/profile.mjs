@@ -12,28 +12,15 @@
 // `batch: false` on 10,000 keys (fresh keys, one call each), and the naive EVALSHA bucket on 10,000.
 // Needs valgrind and callgrind_annotate; the section says so and returns without them.
 // Flags: --profile-decisions=N (default 2000).
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { TokenBucketLimiter } from '@ratekeeper/core';
 import { RedisStore } from '@ratekeeper/redis';
-import { Redis } from 'ioredis';
 import { flags, intFlag } from '../lib/args.mjs';
 import { fixed, formatTable } from '../lib/table.mjs';
+import { onPath, startCallgrind } from './_callgrind.mjs';
 import { NAIVE_BUCKET } from './_contenders.mjs';
 
 const IN_FLIGHT = 50;
-
-/** onPath: whether `command` is on PATH (callgrind_annotate answers even --version with exit code 255). */
-function onPath(command) {
-  try {
-    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** PATHS: [label, keys, setup(client) → decide(key)], each on a fresh server. */
 const PATHS = [
@@ -93,28 +80,14 @@ function exclusive(file, part) {
 }
 
 async function profile(label, keys, setup, decisions) {
-  const dir = mkdtempSync(join(tmpdir(), 'rk-profile-'));
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = spawn(
-    'valgrind',
-    ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
-  const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 200, maxRetriesPerRequest: null });
-  client.on('error', () => {});
+  const redis = await startCallgrind();
   try {
-    await client.ping();
-    const decide = await setup(client);
+    const decide = await setup(redis.client);
     await decideMany(decide, 300, keys);
-    execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
+    redis.read();
     await decideMany(decide, decisions, keys);
-    execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
-    const dump = readdirSync(dir).find((f) => /^cg\.\d+\.1$/.test(f));
-    const file = join(dir, dump);
+    redis.read();
+    const file = redis.lastDump();
     const { byName, total } = inclusive(file);
     const per = (n) => `${fixed((n ?? 0) / decisions / 1000, 1)} k`;
     const lua = byName.get('lua_pcall') ?? 0;
@@ -123,10 +96,7 @@ async function profile(label, keys, setup, decisions) {
     const strtod = exclusive(file, 'strtod');
     return [label, per(total), per(lua), per(commands), per(strtod), per(io)];
   } finally {
-    client.disconnect();
-    process.off('exit', kill);
-    kill();
-    rmSync(dir, { recursive: true, force: true });
+    redis.stop();
   }
 }
 

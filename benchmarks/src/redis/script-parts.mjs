@@ -8,13 +8,18 @@
 //   - the batch script, 25 token-bucket calls per batch (all keys different), 10,000 keys;
 //   - the one-call token-bucket script (server time), 50 calls in flight, beside the naive bucket.
 // A variant with a piece taken out decides wrongly on purpose; only its time is read.
-// Flags: --parts-rounds=N (3; the median is printed), --parts-decisions=N (100000 per variant).
+// With --parts-instructions the server runs under valgrind's callgrind and each variant's Redis
+// instructions per decision are counted instead (all of Redis's work for the call, arguments and reply
+// included; no machine load moves the count; one round of 2,000 decisions by default).
+// Flags: --parts-rounds=N (3; the median is printed), --parts-decisions=N (100000 per variant),
+// --parts-instructions.
 import { Redis } from 'ioredis';
 import { batchScript } from '../../../packages/redis/dist/esm/lua/batch-script.js';
 import { singleScript } from '../../../packages/redis/dist/esm/lua/scripts.js';
 import { flags, intFlag } from '../lib/args.mjs';
 import { median } from '../lib/stats.mjs';
 import { fixed, formatTable } from '../lib/table.mjs';
+import { onPath, startCallgrind } from './_callgrind.mjs';
 import { NAIVE_BUCKET } from './_contenders.mjs';
 import { startRedis } from './_server.mjs';
 
@@ -66,6 +71,15 @@ const SINGLE_VARIANTS = [
     without(single, [["local clock = redis.call('TIME')\nlocal server = tonumber(clock[1]) * 1000 + floor(tonumber(clock[2]) / 1000)", `local server = ${Date.now()}`]]),
   ],
   ['  without TTL-keep (SET … PX on every call)', without(single, [[PUT_CHECK, 'if false then']])],
+  [
+    '  without the step (nor its parameters)',
+    without(single, [
+      [
+        'local ok, remaining, retry, reset, ttl, state = tb(raw, now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))',
+        "local ok, remaining, retry, reset, ttl, state = true, 5, 0, 7, 1, 'abcdefgh'",
+      ],
+    ]),
+  ],
   ['naive EVALSHA token bucket', NAIVE_BUCKET],
 ];
 
@@ -76,23 +90,25 @@ async function evalshaUs(client, decisions) {
   return Number(m?.[1] ?? Number.NaN) / decisions;
 }
 
-async function runBatch(client, source, n) {
+async function runBatch(client, source, n, count) {
   await client.flushall();
   const sha = await client.script('LOAD', source);
   await client.config('RESETSTAT');
+  count?.read();
   const spec = ['1', '1', '1', '1000000000', '0.001'];
   const deadline = String(Date.now() + 3_600_000);
   for (let done = 0; done < n; done += BATCH) {
     const keys = Array.from({ length: BATCH }, (_, i) => key(done + i));
     await client.evalsha(sha, BATCH, ...keys, ...spec, ...Array(BATCH).fill('1'), deadline);
   }
-  return evalshaUs(client, n);
+  return count === undefined ? evalshaUs(client, n) : count.read() / n;
 }
 
-async function runSingle(client, source, n, naive) {
+async function runSingle(client, source, n, naive, count) {
   await client.flushall();
   const sha = await client.script('LOAD', source);
   await client.config('RESETSTAT');
+  count?.read();
   const deadline = String(Date.now() + 3_600_000);
   for (let done = 0; done < n; done += 50) {
     const calls = [];
@@ -101,33 +117,43 @@ async function runSingle(client, source, n, naive) {
     }
     await Promise.all(calls);
   }
-  return evalshaUs(client, n);
+  return count === undefined ? evalshaUs(client, n) : count.read() / n;
 }
 
 export async function run(args) {
   const f = flags(args);
-  const rounds = intFlag(f, 'parts-rounds', 3);
-  const n = intFlag(f, 'parts-decisions', 100_000);
-  const server = await startRedis();
-  const client = new Redis({ port: server.port, host: '127.0.0.1' });
+  const instructions = f['parts-instructions'] !== undefined;
+  if (instructions && !onPath('valgrind')) {
+    console.log('redis/script-parts: --parts-instructions needs valgrind, which is not installed; section skipped');
+    return;
+  }
+  const rounds = intFlag(f, 'parts-rounds', instructions ? 1 : 3);
+  const n = intFlag(f, 'parts-decisions', instructions ? 2000 : 100_000);
+  const counted = instructions ? await startCallgrind() : undefined;
+  const server = counted === undefined ? await startRedis() : undefined;
+  const client = counted?.client ?? new Redis({ port: server.port, host: '127.0.0.1' });
   try {
     const variants = [
-      ...BATCH_VARIANTS.map(([label, source]) => [label, (c) => runBatch(c, source, n)]),
-      ...SINGLE_VARIANTS.map(([label, source]) => [label, (c) => runSingle(c, source, n, source === NAIVE_BUCKET)]),
+      ...BATCH_VARIANTS.map(([label, source]) => [label, (c) => runBatch(c, source, n, counted)]),
+      ...SINGLE_VARIANTS.map(([label, source]) => [label, (c) => runSingle(c, source, n, source === NAIVE_BUCKET, counted)]),
     ];
     const samples = new Map(variants.map(([label]) => [label, []]));
     for (let r = 0; r < rounds; r++) for (const [label, measure] of variants) samples.get(label).push(await measure(client));
     const whole = { batch: median(samples.get(BATCH_VARIANTS[0][0])), single: median(samples.get(SINGLE_VARIANTS[0][0])) };
+    const shown = (x) => (instructions ? `${fixed(x / 1000, 1)} k` : fixed(x, 2));
     const rows = variants.map(([label]) => {
-      const us = median(samples.get(label));
+      const x = median(samples.get(label));
       const base = BATCH_VARIANTS.some(([l]) => l === label) ? whole.batch : whole.single;
-      const part = label.startsWith('  ') ? fixed(base - us, 2) : '';
-      return [label, fixed(us, 2), part];
+      return [label, shown(x), label.startsWith('  ') ? shown(base - x) : ''];
     });
-    console.log(`redis-server on 127.0.0.1:${server.port}; µs inside EVALSHA per decision (INFO commandstats), median of ${rounds} rounds of ${n} decisions`);
-    console.log(formatTable(['script', 'µs per decision', 'the piece taken out'], rows));
+    if (instructions) console.log(`redis-server under callgrind; Redis instructions per decision (EVALSHA, arguments and reply included), ${rounds} round(s) of ${n} decisions`);
+    else console.log(`redis-server on 127.0.0.1:${server.port}; µs inside EVALSHA per decision (INFO commandstats), median of ${rounds} rounds of ${n} decisions`);
+    console.log(formatTable(['script', instructions ? 'instructions per decision' : 'µs per decision', 'the piece taken out'], rows));
   } finally {
-    client.disconnect();
-    server.stop();
+    if (counted !== undefined) counted.stop();
+    else {
+      client.disconnect();
+      server.stop();
+    }
   }
 }
