@@ -84,6 +84,13 @@ export interface FetchRateLimit<Req extends object = Request> {
    * store, for handlers that answer in the same turn; it throws what the check rejects with.
    */
   now(request: Req, client?: ClientAddress): Response | Promise<Response | undefined> | undefined;
+  /**
+   * For an adapter that carries the decision itself (@ratekeeper/hono, in `c.var.rateLimit`): `now`,
+   * except that a request admitted in this turn is answered with its Decision (a Response has no
+   * `allowed`) instead of being remembered for `decision` and `headers`, which saves a WeakMap entry per
+   * request. A promise resolves as `now`'s does, the decision remembered.
+   */
+  nowKept(request: Req, client?: ClientAddress): Decision | Response | Promise<Response | undefined> | undefined;
   /** The decision the check took for `request`; undefined when it was skipped or not checked. */
   decision(request: Req): Decision | undefined;
   /** Puts the request's rate-limit headers on `response`: the same Response, or a copy when its headers are immutable. */
@@ -176,30 +183,40 @@ export function rateLimit<Req extends object = Request>(
   const answerWith = async (custom: Handler<Req>, request: Req, decision: Decision, status: number): Promise<Response> =>
     withHeaders(limitedStatus(await custom(request, decision), status), (h) => prepared.writeHeaders(h, onHeaders, decision));
 
-  /** admit finishes a decision: the Response to return instead (499, 429/503), or undefined to go on (remembered for the headers). */
-  const admit = (request: Req, decision: Decision | undefined | null): Response | Promise<Response> | undefined => {
+  /**
+   * admit finishes a decision: the Response to return instead (499, 429/503), or undefined to go on
+   * (remembered for the headers); with `kept`, an admitted decision is answered instead of remembered
+   * (its caller carries it: nowKept).
+   */
+  function admit(request: Req, decision: Decision | undefined | null): Response | Promise<Response> | undefined;
+  function admit(request: Req, decision: Decision | undefined | null, kept: true): Decision | Response | Promise<Response> | undefined;
+  function admit(request: Req, decision: Decision | undefined | null, kept = false): Decision | Response | Promise<Response> | undefined {
     // An async skip resolves to undefined (pass on, uncounted); null: the client is gone, uncounted.
     if (decision === undefined) return undefined;
     if (decision === null) return new Response(null, { status: 499 });
     if (prepared.blocks(decision)) return answer(request, decision);
-    decided.set(request, decision);
     if (held !== undefined) held.hold(request, decision);
+    if (kept) return decision;
+    decided.set(request, decision);
     return undefined;
-  };
+  }
 
   /**
    * decideNow is the check without its promise: synchronous when the limiter decided synchronously (the
    * memory store, no async hook), so that `wrap` answers the runtime in the same turn; it throws what
-   * the check rejects with.
+   * the check rejects with. `kept`: a request admitted in this turn is answered with its Decision
+   * instead of being remembered (nowKept).
    */
-  const decideNow = (request: Req, client: ClientAddress | undefined): Response | Promise<Response | undefined> | undefined => {
+  function decideNow(request: Req, client: ClientAddress | undefined): Response | Promise<Response | undefined> | undefined;
+  function decideNow(request: Req, client: ClientAddress | undefined, kept: true): Decision | Response | Promise<Response | undefined> | undefined;
+  function decideNow(request: Req, client: ClientAddress | undefined, kept?: true): Decision | Response | Promise<Response | undefined> | undefined {
     // A bare address string where { ip } belongs would read as "no address": say so instead.
     if (typeof client !== 'object' && client !== undefined) throw new TypeError(`${OWNER}: the client must be { ip }, got ${describeValue(client)}`);
     const decided = prepared.decide(request, client?.ip ?? undefined);
     if (decided === undefined) return undefined;
     if (decided instanceof Promise) return decided.then((decision) => admit(request, decision));
-    return admit(request, decided);
-  };
+    return kept ? admit(request, decided, true) : admit(request, decided);
+  }
 
   const check = async function rateLimit(request: Req, client?: ClientAddress): Promise<Response | undefined> {
     return decideNow(request, client);
@@ -236,7 +253,8 @@ export function rateLimit<Req extends object = Request>(
   };
 
   return Object.assign(check, {
-    now: decideNow,
+    now: (request: Req, client?: ClientAddress) => decideNow(request, client),
+    nowKept: (request: Req, client?: ClientAddress) => decideNow(request, client, true),
     decision: (request: Req) => decided.get(request),
     headers,
     finish,

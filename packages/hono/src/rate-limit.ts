@@ -74,10 +74,9 @@ export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>
   const limit = fetchRateLimit<Context<E>>(rest, (c) => c.req.raw, 'hono');
   const address = addressOf<E>(getConnInfo, ip, rest.key !== undefined);
 
-  /** go runs the rest of the app for an admitted (or uncounted) request, then writes the headers. */
-  const go = async (c: Context<E & { Variables: RateLimitVariables }>, next: () => Promise<void>): Promise<undefined> => {
+  /** go runs the rest of the app for an admitted (or uncounted: no decision) request, then writes the headers. */
+  const go = async (c: Context<E & { Variables: RateLimitVariables }>, next: () => Promise<void>, decision: Decision | undefined): Promise<undefined> => {
     const context = c as unknown as Context<E>;
-    const decision = limit.decision(context);
     if (decision === undefined) {
       await next();
       return undefined;
@@ -99,18 +98,20 @@ export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>
     return undefined;
   };
 
-  // The check without its promise (limit.now): with the memory store the request is decided in this
-  // turn, and only the app after it is awaited.
+  // The check without its promise (limit.nowKept): with the memory store the request is decided in
+  // this turn, its Decision carried to the headers here (no WeakMap entry), and only the app after it
+  // is awaited. A later answer (a remote store) is remembered by the limit, read back with decision().
   return function rateLimit(c, next) {
     const context = c as unknown as Context<E>;
-    let limited: Response | Promise<Response | undefined> | undefined;
+    let limited: Decision | Response | Promise<Response | undefined> | undefined;
     try {
-      limited = limit.now(context, { ip: address?.(context) });
+      limited = limit.nowKept(context, { ip: address?.(context) });
     } catch (error) {
       return Promise.reject(error);
     }
-    if (limited === undefined) return go(c, next);
-    if (limited instanceof Promise) return limited.then<Response | undefined>((l) => l ?? go(c, next));
+    if (limited === undefined) return go(c, next, undefined);
+    if (limited instanceof Promise) return limited.then<Response | undefined>((l) => l ?? go(c, next, limit.decision(context)));
+    if ('allowed' in limited) return go(c, next, limited);
     return Promise.resolve(limited);
   };
 }

@@ -12,6 +12,6 @@ export function closedAs429(options: FetchRateLimitOptions): FetchRateLimit {
       const limited = await real(request, client);
       return limited === undefined ? undefined : new Response(limited.body, { status: 429, headers: limited.headers });
     },
-    { now: real.now, decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, run: real.run, wrap: real.wrap },
+    { now: real.now, nowKept: real.nowKept, decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, run: real.run, wrap: real.wrap },
   );
 }

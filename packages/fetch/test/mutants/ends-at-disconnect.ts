@@ -18,6 +18,6 @@ export function releasesAtDisconnect(options: FetchRateLimitOptions): FetchRateL
       else request.signal.addEventListener('abort', ends, { once: true });
       return limited;
     },
-    { now: real.now, decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, run: real.run, wrap: real.wrap },
+    { now: real.now, nowKept: real.nowKept, decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, run: real.run, wrap: real.wrap },
   );
 }

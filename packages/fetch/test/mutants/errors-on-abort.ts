@@ -14,6 +14,6 @@ export function errorsOnAbort(options: FetchRateLimitOptions): FetchRateLimit {
       if (request.signal.aborted) throw new Error('client closed the connection');
       return limited;
     },
-    { now: real.now, decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, run: real.run, wrap: real.wrap },
+    { now: real.now, nowKept: real.nowKept, decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, run: real.run, wrap: real.wrap },
   );
 }

@@ -18,6 +18,6 @@ export function reportsStoreError(options: FetchRateLimitOptions): FetchRateLimi
       }
       return undefined;
     },
-    { now: real.now, decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, run: real.run, wrap: real.wrap },
+    { now: real.now, nowKept: real.nowKept, decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, run: real.run, wrap: real.wrap },
   );
 }

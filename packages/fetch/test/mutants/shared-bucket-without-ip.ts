@@ -13,6 +13,6 @@ export function sharedBucketWithoutIp(options: FetchRateLimitOptions): FetchRate
     async function rateLimitMutant(request: Request, client?: ClientAddress) {
       return real(request, { ip: client?.ip || '192.0.2.1' });
     },
-    { now: real.now, decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, run: real.run, wrap: real.wrap },
+    { now: real.now, nowKept: real.nowKept, decision: real.decision, headers: real.headers, finish: real.finish, writeHeaders: real.writeHeaders, run: real.run, wrap: real.wrap },
   );
 }
