@@ -83,10 +83,6 @@ type Path = 'one call' | 'distinct burst' | 'hot burst';
 /** BURST: more calls than go alone on a quiet store (SOLO_BELOW), so the rest go as one batch. */
 const BURST = 24;
 
-interface Member {
-  readonly name: string;
-}
-
 /** Watch keeps, per key, the largest TTL an admission asked (the TTL the key may have been written with). */
 class Watch {
   readonly violations: string[] = [];
@@ -103,37 +99,34 @@ class Watch {
   }
 }
 
-/** lastAdmitted: the decision whose state a key holds after `decisions` (in call order), or undefined. */
-const lastAdmitted = (decisions: readonly Decision[]) => [...decisions].reverse().find((d) => d.allowed);
-
 /**
  * run drives one history on a fresh store (through `wire`) and answers every violation of the bounds:
  * `steps` are rounds of (cost, count), each checked after it settles: `count` calls one after another
  * on the one-call path, one burst of BURST calls at that cost on the others.
  */
 async function run(wire: Redis, p: Policy, path: Path, steps: readonly (readonly [number, number])[], composite: boolean): Promise<string[]> {
-  const store = new RedisStore({ client: wire, prefix: `keep${runs}:` });
+  const prefix = `keep${runs}:`;
   const name = `n${runs++}`;
+  const store = new RedisStore({ client: wire, prefix });
   const one = p.build(store, name);
   const limiter = composite ? new CompositeLimiter([one, POLICIES.fw(1000, 60_000).build(store, `${name}w`)]) : one;
-  const members: Member[] = composite ? [{ name }, { name: `${name}w` }] : [{ name }];
+  const members = composite ? [name, `${name}w`] : [name];
   const watch = new Watch();
-  const prefix = `keep${runs - 1}:`;
   for (const [cost, count] of steps) {
-    const keys = path === 'distinct burst' ? Array.from({ length: BURST }, (_, i) => `k${i}`) : path === 'hot burst' ? Array.from({ length: BURST }, () => 'hot') : ['solo'];
+    // The key of each call, in call order.
+    const keys = path === 'one call' ? Array.from({ length: count }, () => 'solo') : Array.from({ length: BURST }, (_, i) => (path === 'hot burst' ? 'hot' : `k${i}`));
     const before = await ms();
     const decisions: Decision[] = [];
-    if (path === 'one call') for (let i = 0; i < count; i++) decisions.push(await limiter.consume('solo', cost));
-    else decisions.push(...(await Promise.all(keys.map((k) => limiter.consume(k, cost)))));
+    if (path === 'one call') for (const key of keys) decisions.push(await limiter.consume(key, cost));
+    else decisions.push(...(await Promise.all(keys.map((key) => limiter.consume(key, cost)))));
     const after = await ms();
-    const byKey = new Map<string, Decision[]>();
-    decisions.forEach((d, i) => byKey.set(keys[path === 'one call' ? 0 : i] as string, [...(byKey.get(keys[path === 'one call' ? 0 : i] as string) ?? []), d]));
-    for (const [key, made] of byKey) {
-      const last = lastAdmitted(made);
-      if (last === undefined) continue;
+    // The decision whose state each key holds: its last admission, in call order.
+    const held = new Map<string, Decision>();
+    decisions.forEach((d, i) => d.allowed && held.set(keys[i] as string, d));
+    for (const [key, last] of held) {
       const parts = last.parts ?? [last];
       for (const [j, member] of members.entries()) {
-        await watch.check(storageKey(prefix, member.name, key), parts[j] as Decision, before, after, `${p.label}${composite ? ' + fw' : ''} ${path}`);
+        await watch.check(storageKey(prefix, member, key), parts[j] as Decision, before, after, `${p.label}${composite ? ' + fw' : ''} ${path}`);
       }
     }
   }
