@@ -48,6 +48,7 @@ import {
   sendLimited,
   setNodeHeader,
 } from '@ratekeeper/core/adapter';
+import { slotted } from './decision-slot.js';
 
 declare global {
   // Express types its Request through this global namespace (express-serve-static-core).
@@ -140,7 +141,7 @@ type ExpressAnswer = NodeAnswer<Request, Response, NextFunction, boolean>;
 function expressAnswer(custom: Handler | undefined): ExpressAnswer {
   return {
     answered: (res) => res.headersSent,
-    holder: (req) => req,
+    holder: slotted,
     first: replaceNodeHeader,
     later: setNodeHeader,
     pass: () => true,
