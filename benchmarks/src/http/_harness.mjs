@@ -112,7 +112,7 @@ async function startServers(framework, cfg) {
           ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${cfg.profileDir}`, `--cpu-prof-name=${framework}-${library}-${path}.cpuprofile`]
           : [];
       const args = [framework, library, path, cfg.erlHeaders];
-      const { proc, ready } = await startChild(SERVER_FILE, args, { cpu: cfg.serverCpu, execArgv: cfg.execPath === undefined ? execArgv : [], execPath: cfg.execPath });
+      const { proc, ready } = await startChild(SERVER_FILE, args, { cpu: cfg.serverCpu, execArgv, execPath: cfg.execPath });
       servers[`${library}:${path}`] = { proc, url: `http://127.0.0.1:${ready.port}/` };
     }
   } catch (err) {

@@ -69,7 +69,8 @@ const isRatekeeper = (library) => library === 'ratekeeper' || library === 'ratek
 /** The floor's bucket has ratekeeper's capacity and refill, so both write fields of the same sizes. */
 const floorArgs = (path) => [limitFor(path), 1 / 3600];
 
-async function expressApp(library, path, opts) {
+/** expressHandler builds the Express app of a variant (a `(req, res)` handler). */
+export async function expressHandler(library, path, opts = {}) {
   const { default: express } = await import('express');
   const app = express();
   if (isRatekeeper(library)) {
@@ -89,7 +90,11 @@ async function expressApp(library, path, opts) {
   app.get('/', (_req, res) => {
     res.send(HELLO);
   });
-  return createServer(app);
+  return app;
+}
+
+async function expressApp(library, path, opts) {
+  return createServer(await expressHandler(library, path, opts));
 }
 
 async function fastifyApp(library, path) {
@@ -136,7 +141,7 @@ async function koaApp(library, path) {
 }
 
 /** honoFetch builds the Hono app of a variant and returns its fetch function; `getConnInfo` is the runtime's. */
-async function honoFetch(library, path, getConnInfo) {
+export async function honoFetch(library, path, getConnInfo) {
   const { Hono } = await import('hono');
   const app = new Hono();
   const address = (c) => getConnInfo(c).remote.address ?? '';
@@ -169,7 +174,7 @@ const hello = () => new Response(HELLO);
  * plainFetch returns the `(request, ...runtimeArgs) => Response` handler of a plain fetch variant;
  * `address(request, ...runtimeArgs)` reads the client address the runtime hands over.
  */
-async function plainFetch(library, path, address) {
+export async function plainFetch(library, path, address) {
   if (isRatekeeper(library)) {
     const { rateLimit } = await import('@ratekeeper/fetch');
     return rateLimit(ratekeeperOptions(path, library)).wrap(hello, address);

@@ -16,7 +16,10 @@
  *   --http-pin=false       do not pin the client and the servers to separate CPUs
  *   --http-json=FILE       also write every slice's figures to FILE
  *   --http-profile=DIR     write a --cpu-prof profile of every server into DIR (diagnosis only: the
- *                          profiler's cost is in the table) and print each one's request count
+ *                          profiler's cost is in the table) and print each one's request count. Bun
+ *                          writes one too, but its sampler bills time outside JavaScript (the server's
+ *                          native work, idle) to the last JavaScript function on the stack: for where
+ *                          Bun's time goes, profile `_in-process.mjs` instead
  * It also runs standalone: `node benchmarks/src/http/index.mjs [flags]`. Every child process is
  * stopped when it returns, throws or is interrupted.
  */
