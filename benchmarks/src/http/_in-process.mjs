@@ -6,7 +6,7 @@
  *   bun src/http/_in-process.mjs [--framework=bun|bun-hono] [--path=allow|deny] [--calls=N] [--rounds=N]
  *     [--libraries=bare,noop,floor,ratekeeper,peer]
  *   bun --cpu-prof --cpu-prof-dir=DIR src/http/_in-process.mjs --libraries=ratekeeper   (one profile)
- *   node src/http/_in-process.mjs --framework=express [--path=…] [--libraries=…]
+ *   node src/http/_in-process.mjs --framework=express|koa|fastify|hono|fetch [--path=…] [--libraries=…]
  *
  * - bun, bun-hono (run it with Bun): each call builds a fresh `Request` for `http://127.0.0.1/` (the
  *   server does the same for every request) and calls the variant's fetch handler with a stand-in
@@ -17,9 +17,12 @@
  *   the process spends outside JavaScript (the server's native work, and idle) to the last JavaScript
  *   function on the stack. On Node these run too, but undici's `Request` costs about 19 µs to build
  *   and buries the difference.
- * - express (run it with Node): each call hands a fresh IncomingMessage (GET /) and ServerResponse on
- *   one stand-in socket (remote address 127.0.0.1, never written: the response is buffered) to the
- *   Express app. Two variants exist only here, `floor+property` and `ratekeeper+property`, to price
+ * - express, koa, fastify (run it with Node): each call hands a fresh IncomingMessage (GET /) and
+ *   ServerResponse on one stand-in socket (remote address 127.0.0.1, never written: the response is
+ *   buffered) to the app's `(req, res)` handler (Fastify's: the one its server was given).
+ * - hono, fetch (run it with Node): the same, through @hono/node-server's request listener, as the
+ *   HTTP benchmark serves them (the fetch adapter's `wrap`; Hono's peer is hono-rate-limiter, fetch
+ *   has none). Two variants exist only here, `floor+property` and `ratekeeper+property`, to price
  *   the property a limiter adds to Express's request (see expressOf).
  *
  * Rounds interleave the variants in a rotated order; the table gives each one's median ns per call
@@ -31,16 +34,18 @@ import { Socket } from 'node:net';
 import { flags, intFlag } from '../lib/args.mjs';
 import { median, medianInterval } from '../lib/stats.mjs';
 import { fixed, formatTable } from '../lib/table.mjs';
-import { expressHandler, honoFetch, plainFetch } from './_servers.mjs';
+import { expressHandler, honoFetch, koaHandler, listenApp, plainFetch } from './_servers.mjs';
 
-const FRAMEWORKS = ['bun', 'bun-hono', 'express'];
+const FRAMEWORKS = ['bun', 'bun-hono', 'express', 'koa', 'fastify', 'hono', 'fetch'];
 const f = flags(process.argv.slice(2));
 const framework = f.framework ?? 'bun';
 const path = f.path ?? 'allow';
-const calls = intFlag(f, 'calls', framework === 'express' ? 50_000 : 200_000);
+const onNode = !framework.startsWith('bun');
+const calls = intFlag(f, 'calls', onNode ? 50_000 : 200_000);
 const rounds = intFlag(f, 'rounds', 7);
 const EXPRESS_DEFAULT = 'bare,noop,floor,floor+property,ratekeeper,ratekeeper+property,peer';
-const libraries = (f.libraries ?? (framework === 'express' ? EXPRESS_DEFAULT : 'bare,noop,floor,ratekeeper,peer')).split(',');
+const DEFAULTS = { express: EXPRESS_DEFAULT, fetch: 'bare,noop,floor,ratekeeper' }; // plain fetch on Node has no peer
+const libraries = (f.libraries ?? DEFAULTS[framework] ?? 'bare,noop,floor,ratekeeper,peer').split(',');
 if (!FRAMEWORKS.includes(framework)) throw new TypeError(`in-process: --framework must be one of ${FRAMEWORKS.join(', ')}, got ${framework}`);
 if (path !== 'allow' && path !== 'deny') throw new TypeError(`in-process: --path must be allow or deny, got ${path}`);
 
@@ -58,11 +63,11 @@ const fetchCall = (handler) => () => {
 const SOCKET = Object.defineProperty(new Socket(), 'remoteAddress', { value: '127.0.0.1' });
 
 /**
- * expressCall answers a call of an Express app: a fresh IncomingMessage (GET /) and ServerResponse on
+ * nodeCall answers a call of a Node `(req, res)` handler (Express, Koa, Fastify): a fresh IncomingMessage (GET /) and ServerResponse on
  * no connection (the response is buffered, never written), and the status once the app has ended the
  * response: in the same turn, or after the microtasks of a limiter that awaits its store.
  */
-const expressCall = (app) => () => {
+const nodeCall = (app) => () => {
   const req = new IncomingMessage(SOCKET);
   req.method = 'GET';
   req.url = '/';
@@ -97,13 +102,30 @@ async function expressOf(library, p) {
     };
   }
   if (library === 'ratekeeper+property') Object.defineProperty(app.request, 'rateLimit', { value: undefined, writable: true, configurable: true });
-  return expressCall(app);
+  return nodeCall(app);
 }
+
+const listening = [];
 
 async function callOf(library) {
   const unlimited = library === 'bare' || library === 'noop';
   const p = unlimited ? 'allow' : path;
   if (framework === 'express') return expressOf(library, p);
+  if (framework === 'koa') return nodeCall(await koaHandler(library, p));
+  if (framework === 'hono' || framework === 'fetch') {
+    // As @hono/node-server serves them: its request listener, which builds the Request lazily.
+    const { getRequestListener } = await import('@hono/node-server');
+    const { getConnInfo: nodeConnInfo } = await import('@hono/node-server/conninfo');
+    const fetch =
+      framework === 'hono' ? await honoFetch(library, p, nodeConnInfo) : await plainFetch(library, p, (_request, env) => env.incoming.socket.remoteAddress);
+    return nodeCall(getRequestListener(fetch));
+  }
+  if (framework === 'fastify') {
+    // Fastify builds its request handler when it listens: take it from the server, close it at the end.
+    const server = await listenApp('fastify', library, p);
+    listening.push(server);
+    return nodeCall(server.listeners('request')[0]);
+  }
   if (framework === 'bun-hono' || library === 'peer') return fetchCall(await honoFetch(library, p, getConnInfo));
   return fetchCall(await plainFetch(library, p, (request, server) => server.requestIP(request)?.address));
 }
@@ -151,3 +173,4 @@ const rows = libraries.map((library) => [
   library === 'floor' || !samples.has('floor') || library === 'bare' || library === 'noop' ? '' : against(library, 'floor'),
 ]);
 console.log(formatTable(['library', 'ns per call', '− bare [95% CI]', '− floor [95% CI]'], rows));
+for (const server of listening) server.close();

@@ -118,7 +118,8 @@ async function fastifyApp(library, path) {
   return app.server;
 }
 
-async function koaApp(library, path) {
+/** koaHandler builds the Koa app of a variant and returns its `(req, res)` callback. */
+export async function koaHandler(library, path) {
   const { default: Koa } = await import('koa');
   const app = new Koa();
   if (isRatekeeper(library)) {
@@ -137,7 +138,11 @@ async function koaApp(library, path) {
   app.use((ctx) => {
     ctx.body = HELLO;
   });
-  return createServer(app.callback());
+  return app.callback();
+}
+
+async function koaApp(library, path) {
+  return createServer(await koaHandler(library, path));
 }
 
 /** honoFetch builds the Hono app of a variant and returns its fetch function; `getConnInfo` is the runtime's. */

@@ -47,6 +47,7 @@
 import { type Decision, type LimiterSource, type RateLimitBaseOptions } from '@ratekeeper/core';
 import { describeValue, prepareRateLimit } from '@ratekeeper/core/adapter';
 import { Held } from './held.js';
+import { Remembered } from './remembered.js';
 import { limitedStatus, withHeaders } from './response.js';
 import { signalSocket } from './signal-socket.js';
 
@@ -87,8 +88,8 @@ export interface FetchRateLimit<Req extends object = Request> {
   /**
    * For an adapter that carries the decision itself (@ratekeeper/hono, in `c.var.rateLimit`): `now`,
    * except that a request admitted in this turn is answered with its Decision (a Response has no
-   * `allowed`) instead of being remembered for `decision` and `headers`, which saves a WeakMap entry per
-   * request. A promise resolves as `now`'s does, the decision remembered.
+   * `allowed`) instead of being remembered for `decision` and `headers`, which saves a store per request
+   * on the request (remembered.ts). A promise resolves as `now`'s does, the decision remembered.
    */
   nowKept(request: Req, client?: ClientAddress): Decision | Response | Promise<Response | undefined> | undefined;
   /** The decision the check took for `request`; undefined when it was skipped or not checked. */
@@ -165,8 +166,8 @@ export function rateLimit<Req extends object = Request>(
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${OWNER}: handler must be a function, got ${describeValue(handler)}`);
   }
-  // Admitted (and shadow-mode) decisions, until the application's response is built.
-  const decided = new WeakMap<Req, Decision>();
+  // Admitted (and shadow-mode) decisions, until the application's response is built (remembered.ts).
+  const decided = new Remembered<Req>();
   // Admitted requests' settles, claimed at admission (only when the prepared options settle anything), until the
   // application's Response is handed over (held.ts).
   const held = claim === undefined ? undefined : new Held(claim, requestOf, prepared.abandonedMs);

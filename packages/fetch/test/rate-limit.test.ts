@@ -108,6 +108,41 @@ describe("the application's response", () => {
     expect(Object.fromEntries(response.headers)).toEqual({ 'content-type': 'text/plain;charset=UTF-8', 'x-app': '1', 'ratelimit-policy': '"b";q=2;w=2', ratelimit: '"b";r=1;t=1' });
   });
 
+  it('two limiters on one request each remember their own decision and append their own items', async () => {
+    const outer = rateLimit({ limiter: new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1, name: 'outer', clock: new ManualClock(0) }) });
+    const inner = rateLimit({ limiter: bucket(2) });
+    const request = get();
+    expect(await outer(request, { ip: '192.0.2.1' })).toBeUndefined();
+    expect(await inner(request, { ip: '192.0.2.1' })).toBeUndefined();
+    expect([outer.decision(request)?.policy.name, inner.decision(request)?.policy.name]).toEqual(['outer', 'b']);
+    const response = inner.headers(request, outer.headers(request, new Response('ok')));
+    expect(response.headers.get('ratelimit')).toBe('"outer";r=4;t=1, "b";r=1;t=1');
+    // The symbols they keep the decisions under are their own: nothing readable by name.
+    expect(Object.keys(request).filter((k) => k.includes('rate'))).toEqual([]);
+  });
+
+  it.each([
+    ['a frozen Request', () => Object.freeze(get())],
+    [
+      'a Proxy that refuses every store',
+      () =>
+        new Proxy(get(), {
+          set: () => false,
+          get: (target, name) => {
+            const value = Reflect.get(target, name, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    ],
+  ])('remembers the decision of %s, which takes no property, all the same', async (_label, make) => {
+    const limit = rateLimit({ limiter: bucket(2) });
+    const request = make();
+    expect(await limit(request, { ip: '192.0.2.1' })).toBeUndefined();
+    expect(limit.decision(request)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(limit.headers(request, new Response('ok')).headers.get('ratelimit')).toBe('"b";r=1;t=1');
+    expect(limit.decision(get())).toBeUndefined();
+  });
+
   it('copies a response whose headers are immutable (a redirect) and keeps its status, headers and body', async () => {
     const limit = rateLimit({ limiter: bucket(2) });
     const request = get();

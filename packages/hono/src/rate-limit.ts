@@ -99,7 +99,7 @@ export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>
   };
 
   // The check without its promise (limit.nowKept): with the memory store the request is decided in
-  // this turn, its Decision carried to the headers here (no WeakMap entry), and only the app after it
+  // this turn, its Decision carried to the headers here (nothing remembered on the Context), and only the app after it
   // is awaited. A later answer (a remote store) is remembered by the limit, read back with decision().
   return function rateLimit(c, next) {
     const context = c as unknown as Context<E>;
