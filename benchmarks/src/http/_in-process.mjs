@@ -116,8 +116,7 @@ async function callOf(library) {
     // As @hono/node-server serves them: its request listener, which builds the Request lazily.
     const { getRequestListener } = await import('@hono/node-server');
     const { getConnInfo: nodeConnInfo } = await import('@hono/node-server/conninfo');
-    const fetch =
-      framework === 'hono' ? await honoFetch(library, p, nodeConnInfo) : await plainFetch(library, p, (_request, env) => env.incoming.socket.remoteAddress);
+    const fetch = framework === 'hono' ? await honoFetch(library, p, nodeConnInfo) : await plainFetch(library, p, (_request, env) => env.incoming.socket.remoteAddress);
     return nodeCall(getRequestListener(fetch));
   }
   if (framework === 'fastify') {
