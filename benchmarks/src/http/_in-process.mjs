@@ -19,11 +19,12 @@
  *   and buries the difference.
  * - express, koa, fastify (run it with Node): each call hands a fresh IncomingMessage (GET /) and
  *   ServerResponse on one stand-in socket (remote address 127.0.0.1, never written: the response is
- *   buffered) to the app's `(req, res)` handler (Fastify's: the one its server was given).
+ *   buffered) to the app's `(req, res)` handler (Fastify's: the one its server was given). Two
+ *   Express variants exist only here, `floor+property` and `ratekeeper+property`, to price the
+ *   property a limiter adds to Express's request (see expressOf).
  * - hono, fetch (run it with Node): the same, through @hono/node-server's request listener, as the
  *   HTTP benchmark serves them (the fetch adapter's `wrap`; Hono's peer is hono-rate-limiter, fetch
- *   has none). Two variants exist only here, `floor+property` and `ratekeeper+property`, to price
- *   the property a limiter adds to Express's request (see expressOf).
+ *   has none).
  *
  * Rounds interleave the variants in a rotated order; the table gives each one's median ns per call
  * and the median [95 % interval] of its per-round differences to bare and to the floor. Not a section
@@ -59,13 +60,14 @@ const fetchCall = (handler) => () => {
   return typeof response?.then === 'function' ? response.then((r) => r.status) : response.status;
 };
 
-// One socket for every Express request, with the address a loopback client has.
+// One socket for every Node request, with the address a loopback client has.
 const SOCKET = Object.defineProperty(new Socket(), 'remoteAddress', { value: '127.0.0.1' });
 
 /**
- * nodeCall answers a call of a Node `(req, res)` handler (Express, Koa, Fastify): a fresh IncomingMessage (GET /) and ServerResponse on
- * no connection (the response is buffered, never written), and the status once the app has ended the
- * response: in the same turn, or after the microtasks of a limiter that awaits its store.
+ * nodeCall answers a call of a Node `(req, res)` handler (Express, Koa, Fastify, @hono/node-server's
+ * listener): a fresh IncomingMessage (GET /) and ServerResponse on no connection (the response is
+ * buffered, never written), and the status once the app has ended the response: in the same turn, or
+ * after the microtasks of a limiter that awaits its store.
  */
 const nodeCall = (app) => () => {
   const req = new IncomingMessage(SOCKET);
@@ -87,8 +89,8 @@ async function ended(res) {
  * expressOf builds an Express variant. Two exist only here, to price the property Express's requests
  * gain: `floor+property` is the floor plus `req.rateLimit = {…}` (what a limiter that leaves its
  * decision on the request adds), and `ratekeeper+property` is ratekeeper on an app whose
- * `app.request` already has a `rateLimit`, so the request gets the plain property (before 0.2.x's
- * accessor, every request did).
+ * `app.request` already has a `rateLimit`, so the request gets the plain property (as every request
+ * did before the decision slot, packages/express/src/decision-slot.ts).
  */
 async function expressOf(library, p) {
   const base = library.replace('+property', '');
