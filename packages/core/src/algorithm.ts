@@ -61,6 +61,32 @@ export interface Algorithm<P extends Policy = Policy> {
    * whose algorithm has none cannot refund.
    */
   refund?(policy: P, state: ArrayLike<number>, offset: number, now: number, cost: number, out: StepOutput): boolean;
+  /**
+   * charge adds `cost` units to the state at `state[offset…]` (undefined: the empty state) at `now`
+   * whatever the limit says (rate-limiter-flexible's `penalty`): it writes the next state into
+   * `out.next` and its time to empty into `out.ttlMs`, and nothing else. Unlike a consume it is never
+   * refused: a key may end up holding more than its limit, and is then denied until enough time has
+   * passed to pay the excess back (its decisions' Retry-After says when). Optional: a limiter whose
+   * algorithm has none (a concurrency limit: a lease is not a penalty) cannot charge.
+   */
+  charge?(policy: P, state: ArrayLike<number> | undefined, offset: number, now: number, cost: number, out: StepOutput): void;
+  /**
+   * usage reads what the state at `state[offset…]` (undefined: the empty state) holds at `now` into
+   * `out`, deciding nothing (usage.ts says what each figure means). Optional, like charge.
+   */
+  usage?(policy: P, state: ArrayLike<number> | undefined, offset: number, now: number, out: UsageOutput): void;
+}
+
+/** UsageOutput is the scratch record Algorithm.usage writes (usage.ts: the figures' meaning). */
+export interface UsageOutput {
+  used: number;
+  remaining: number;
+  resetAfterMs: number;
+}
+
+/** usageOutput allocates a UsageOutput. */
+export function usageOutput(): UsageOutput {
+  return { used: 0, remaining: 0, resetAfterMs: 0 };
 }
 
 /** stepOutput allocates a StepOutput for an algorithm's state size. */

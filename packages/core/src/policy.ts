@@ -22,7 +22,7 @@ export interface TokenBucketPolicy {
 }
 
 /** The windowed algorithms: a quota of `limit` per `windowMs`. */
-export type WindowAlgorithm = 'sliding-window' | 'fixed-window' | 'sliding-log';
+export type WindowAlgorithm = 'sliding-window' | 'fixed-window' | 'first-request-window' | 'sliding-log';
 
 export interface WindowPolicy<A extends WindowAlgorithm> {
   readonly algorithm: A;
@@ -33,6 +33,7 @@ export interface WindowPolicy<A extends WindowAlgorithm> {
 
 export type SlidingWindowPolicy = WindowPolicy<'sliding-window'>;
 export type FixedWindowPolicy = WindowPolicy<'fixed-window'>;
+export type FirstRequestWindowPolicy = WindowPolicy<'first-request-window'>;
 export type SlidingLogPolicy = WindowPolicy<'sliding-log'>;
 /**
  * A concurrency limit: at most `limit` leases (requests in flight) per key at once. Time does not refill
@@ -48,8 +49,35 @@ export interface ConcurrencyPolicy {
   readonly retryAfterMs: number;
 }
 
-export type Policy = TokenBucketPolicy | SlidingWindowPolicy | FixedWindowPolicy | SlidingLogPolicy | ConcurrencyPolicy;
+export type Policy = TokenBucketPolicy | SlidingWindowPolicy | FixedWindowPolicy | FirstRequestWindowPolicy | SlidingLogPolicy | ConcurrencyPolicy;
 export type AlgorithmName = Policy['algorithm'];
+
+/**
+ * nameNumber writes a size into a derived policy name (`tb-60-1`, `gcra-1000-60`), short enough for a
+ * header and never lossy (a name is also the key of the policy's state on a shared store, so two
+ * settings must never derive one name): a whole number as it is, but with six or more trailing zeros
+ * as a power of ten (1000000000 → `1e9`); a short fraction as it is (`0.5`); a long one that is a
+ * whole number per minute, hour or day as that (1e9 per hour → `1e9_h`, 1/60 → `1_min`: characters
+ * a header-safe name may hold); any other fraction exactly as JavaScript writes it.
+ */
+export function nameNumber(n: number): string {
+  if (Number.isInteger(n)) {
+    const zeros = /0{6,}$/.exec(String(n))?.[0].length ?? 0;
+    return zeros === 0 ? String(n) : `${String(n).slice(0, -zeros)}e${zeros}`;
+  }
+  if (String(n).length <= 8) return String(n);
+  for (const [per, unit] of PER) {
+    const whole = Math.round(n * per);
+    if (whole / per === n) return `${nameNumber(whole)}_${unit}`;
+  }
+  return String(n);
+}
+
+const PER: readonly (readonly [number, string])[] = [
+  [60, 'min'],
+  [3600, 'h'],
+  [86_400, 'd'],
+];
 
 /** tokenBucketPolicy derives a token bucket's policy from already validated options. */
 export function tokenBucketPolicy(capacity: number, refillPerSecond: number, name?: string): TokenBucketPolicy {
@@ -57,7 +85,7 @@ export function tokenBucketPolicy(capacity: number, refillPerSecond: number, nam
   const burstMs = capacity * intervalMs;
   return Object.freeze({
     algorithm: 'token-bucket',
-    name: name ?? `tb-${capacity}-${refillPerSecond}`,
+    name: name ?? `tb-${nameNumber(capacity)}-${nameNumber(refillPerSecond)}`,
     capacity,
     refillPerSecond,
     intervalMs,
@@ -67,9 +95,9 @@ export function tokenBucketPolicy(capacity: number, refillPerSecond: number, nam
   });
 }
 
-const PREFIX: Record<WindowAlgorithm, string> = { 'sliding-window': 'sw', 'fixed-window': 'fw', 'sliding-log': 'sl' };
+const PREFIX: Record<WindowAlgorithm, string> = { 'sliding-window': 'sw', 'fixed-window': 'fw', 'first-request-window': 'frw', 'sliding-log': 'sl' };
 
-/** windowPolicy builds a sliding-window, fixed-window or sliding-log policy from already validated options. */
+/** windowPolicy builds a sliding-window, fixed-window, first-request-window or sliding-log policy from already validated options. */
 export function windowPolicy<A extends WindowAlgorithm>(algorithm: A, limit: number, windowMs: number, name?: string): WindowPolicy<A> {
   return Object.freeze({ algorithm, name: name ?? `${PREFIX[algorithm]}-${limit}-${windowMs}`, limit, windowMs });
 }

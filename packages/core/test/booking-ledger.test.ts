@@ -14,21 +14,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type Algorithm,
-  ManualClock,
-  type Policy,
-  type SlidingLogPolicy,
-  type TokenBucketPolicy,
-  fixedWindow,
-  slidingWindow,
-  step,
-  stepOutput,
-  tokenBucket,
-} from '../src/index.js';
+import { type Algorithm, ManualClock, type Policy, type SlidingLogPolicy, type TokenBucketPolicy, step } from '../src/index.js';
+import { fixedWindow, slidingWindow, stepOutput, tokenBucket, slidingLog } from '../src/store/index.js';
 import { clockStep, costFor, fixedWindowCases, slidingLogCases, slidingWindowCases, startInstant, tokenBucketCases } from './support/arbitraries.js';
 import type { Case } from './support/subjects.js';
-import { slidingLog } from '../src/store/index.js';
 
 interface Went {
   readonly at: number;

@@ -5,7 +5,9 @@
  *   C + R·(m_j − t_i), where t_i is the clock at i and m_j the latest instant seen up to j (the
  *   monotonic elapsed time). On its own table the bucket even keeps C + R·(t_j − t_i), raw clock;
  * - windows: that cost is at most L·(windows from t_i's window to m_j's window), so no window of
- *   monotonic time ever holds more than L.
+ *   monotonic time ever holds more than L;
+ * - first-request windows: their starts are W apart at least and none starts after m_j, so at most
+ *   ⌊D/W⌋ + 2 windows (⌊D/W⌋ + 1 when W divides D) meet [t_i, m_j], D = m_j − t_i: that many L at most.
  * Filler keys on a store of 2 keys make the store sweep between steps, so the bounds are also checked
  * while empty state is being dropped (up to the first eviction of live state, which is a documented
  * reset and tested on its own in memory-store.test.ts).
@@ -62,7 +64,9 @@ function mintsNothing(cases: fc.Arbitrary<Case>, subjectFor: (c: Case) => Subjec
       expectFigures(subject.peek('k', now, 1), `step ${i} peek`);
       if (d.allowed) admitted.push({ at: now, latest, cost: move.cost });
     }
-    const bucket = c.create(new ManualClock()).policy.algorithm === 'token-bucket';
+    const algorithm = c.create(new ManualClock()).policy.algorithm;
+    const bucket = algorithm === 'token-bucket';
+    const own = (d: number) => Math.floor(d / c.scaleMs) + (d % c.scaleMs === 0 ? 1 : 2);
     for (let i = 0; i < admitted.length; i++) {
       let sum = 0;
       for (let j = i; j < admitted.length; j++) {
@@ -71,7 +75,9 @@ function mintsNothing(cases: fc.Arbitrary<Case>, subjectFor: (c: Case) => Subjec
         sum += b.cost;
         const bounds = bucket
           ? [c.limit + (rateOf(c) * (b.latest - a.at)) / 1000, raw ? c.limit + (rateOf(c) * (b.at - a.at)) / 1000 : Infinity]
-          : [c.limit * (Math.floor(b.latest / c.scaleMs) - Math.floor(a.at / c.scaleMs) + 1)];
+          : algorithm === 'first-request-window'
+            ? [c.limit * own(b.latest - a.at)]
+            : [c.limit * (Math.floor(b.latest / c.scaleMs) - Math.floor(a.at / c.scaleMs) + 1)];
         const bound = Math.min(...bounds);
         if (sum > bound + 1e-6) throw new Error(`admissions ${i}..${j} (clock ${a.at} → ${b.at}, latest ${b.latest}) took ${sum} > ${bound}`);
       }

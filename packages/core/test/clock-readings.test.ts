@@ -19,8 +19,8 @@ import {
   SlidingWindowLimiter,
   type Store,
   TokenBucketLimiter,
-  prepareRateLimit,
 } from '../src/index.js';
+import { prepareRateLimit } from '../src/adapter.js';
 import { uncheckedClock, uncheckedComposite } from './mutants/unchecked-clock.js';
 import { AsyncMemoryStore } from './support/async-store.js';
 import { expectReject, expectThrow } from './support/expect-error.js';

@@ -1,5 +1,5 @@
 /**
- * A composite reaches its members' store through the Store contract only (store.ts: consumeAll,
+ * A composite reaches its members' store through the Store contract only (src/store/contract.ts: consumeAll,
  * allowAll, joins), never by asking which class it was given: a store written elsewhere, here one that
  * delegates to memory tables but is not a MemoryStore, backs a composite exactly when it declares what
  * it can decide together. Members on two such stores are refused unless the first `joins` the second;

@@ -7,12 +7,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Algorithm, BanLimiter, ConcurrencyLimiter, type ConcurrencyPolicy, ManualClock, MemoryBinding, MemoryStore, reserve } from '../src/index.js';
+import { type Algorithm, BanLimiter, ConcurrencyLimiter, type ConcurrencyPolicy, ManualClock, MemoryStore, reserve } from '../src/index.js';
+import { MemoryBinding, concurrency } from '../src/store/index.js';
 import { concurrencyPolicy } from '../src/policy.js';
 import { evictableConcurrency, negativeRelease, timeExpiringLeases } from './mutants/concurrency-defects.js';
 import { AsyncMemoryStore } from './support/async-store.js';
 import { runTable } from './support/table.js';
-import { concurrency } from '../src/store/index.js';
 
 const T0 = 1_700_000_000_000;
 

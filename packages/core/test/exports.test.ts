@@ -4,7 +4,8 @@
  * `require('@ratekeeper/core')` from a CommonJS file and to `import` from an ES module, each in a
  * child Node process (this repository runs Node 20, where require() of ES modules is not available,
  * so the CommonJS build has to be real). The built entries come from `pnpm build`, which the root
- * `pnpm test` runs first. A name added or removed anywhere fails here until this list is updated.
+ * `pnpm test` runs first. A name added or removed anywhere fails here until this list is updated, and
+ * the root stays at most MAX_ROOT_VALUES names at run time, however the list grows.
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,19 +16,16 @@ const VALUES = [
   'BanLimiter',
   'CompositeLimiter',
   'ConcurrencyLimiter',
-  'DECISION_OUTCOMES',
   'DEFAULT_IPV6_SUBNET',
   'DEFAULT_MAX_DELAY_MS',
   'DEFAULT_MAX_KEYS',
+  'FirstRequestWindowLimiter',
   'FixedWindowLimiter',
   'GcraLimiter',
   'IpList',
-  'LimitedBodies',
   'Limiter',
-  'MAX_LIMITED_BODIES',
   'MAX_LOG',
   'ManualClock',
-  'MemoryBinding',
   'MemoryStore',
   'MissingIpError',
   'PROBLEM_CONTENT_TYPE',
@@ -38,29 +36,17 @@ const VALUES = [
   'TokenBucketLimiter',
   'WaitError',
   'checkIpv6Subnet',
-  'chooseLimiter',
-  'describeValue',
-  'fixedWindow',
+  'clientKey',
   'ipKey',
-  'limitField',
   'limitedResponse',
   'mostRestrictive',
   'neverSatisfiable',
-  'outcomeOf',
-  'policyField',
-  'prepareRateLimit',
-  'refuseUnknown',
   'reserve',
   'retryAfterSeconds',
   'seconds',
-  'slidingWindow',
   'step',
-  'stepOutput',
   'systemClock',
-  'toDecision',
-  'tokenBucket',
   'wait',
-  'writeHeaders',
 ];
 
 const TYPES = [
@@ -79,13 +65,14 @@ const TYPES = [
   'DecisionOutcome',
   'DelayOptions',
   'Finished',
+  'FirstRequestWindowPolicy',
+  'FirstRequestWindowShorthand',
   'FixedWindowPolicy',
   'FixedWindowShorthand',
   'GcraOptions',
   'GcraShorthand',
   'HeaderSetter',
   'HeaderStyle',
-  'LimitedBody',
   'LimitedResponse',
   'LimiterChoice',
   'LimiterOptions',
@@ -97,7 +84,6 @@ const TYPES = [
   'ProxySetting',
   'RateLimitBaseOptions',
   'RateLimitOptions',
-  'RateLimitPlan',
   'RateLimitPlans',
   'RateLimiter',
   'ReadyLimiter',
@@ -117,6 +103,8 @@ const TYPES = [
   'TokenBucketOptions',
   'TokenBucketPolicy',
   'TokenBucketShorthand',
+  'Usage',
+  'UsageOutput',
   'WaitOptions',
   'WindowAlgorithm',
   'WindowOptions',
@@ -153,7 +141,19 @@ function load(fixture: string): Loaded {
   return JSON.parse(execFileSync(process.execPath, [file], { encoding: 'utf8', timeout: 20_000 })) as Loaded;
 }
 
+/**
+ * The root is the application's API; what adapters and stores need beyond it lives in
+ * `@ratekeeper/core/adapter` and `@ratekeeper/core/store`. A root past this many runtime names has
+ * taken in someone's internals: move them to the entry they serve instead of raising the bound.
+ */
+const MAX_ROOT_VALUES = 40;
+
 describe('public API', () => {
+  it(`the root exports at most ${MAX_ROOT_VALUES} names at run time`, async () => {
+    const names = Object.keys(await import('../src/index.js'));
+    expect(names.length, `the root exports ${names.length} runtime names: ${names.join(', ')}`).toBeLessThanOrEqual(MAX_ROOT_VALUES);
+  });
+
   it('src/index.ts exports exactly the listed values and types', () => {
     expect(declaredExports()).toEqual([VALUES, TYPES]);
   });

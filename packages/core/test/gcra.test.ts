@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Clock, type Decision, GcraLimiter, ManualClock, type RateLimiter, TokenBucketLimiter } from '../src/index.js';
+import { nameNumber } from '../src/policy.js';
 import { burstBeyondFirst, intervalAsRate } from './mutants/gcra-aliases.js';
 import { clockStep, costFor, startInstant } from './support/arbitraries.js';
 import { runTable } from './support/table.js';
@@ -65,7 +66,7 @@ describe('GcraLimiter', () => {
       fc.property(interval, fc.integer({ min: 1, max: 1000 }), (T, burst) => {
         const { policy } = new GcraLimiter({ emissionIntervalMs: T, burst });
         expect(policy).toMatchObject({ algorithm: 'token-bucket', capacity: burst, limit: burst, intervalMs: T, refillPerSecond: 1000 / T, burstMs: burst * T });
-        expect(policy.name).toBe(`gcra-${T}-${burst}`);
+        expect(policy.name).toBe(`gcra-${nameNumber(T)}-${nameNumber(burst)}`);
       }),
     );
   });

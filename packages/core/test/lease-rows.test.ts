@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type LeaseWork, leaseExpiry, leaseView, releaseLeases, renewLeases, takeLeases } from '../src/store/index.js';
+import { type LeaseWork, leaseExpiry, leaseView, releaseLeases, renewLeases, takeLeases } from '../src/store/leases/lease-rows.js';
 
 const TTL = 1000;
 

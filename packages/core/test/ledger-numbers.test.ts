@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Ledger, type StoredEntry, ledgerFrom, ledgerNumbers } from '../src/store/index.js';
+import type { Ledger } from '../src/memory/memory-ledger.js';
+import { type StoredEntry, ledgerFrom, ledgerNumbers } from '../src/store/ledger-numbers.js';
 
 const number = fc.oneof(fc.double(), fc.constantFrom(-0, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY), fc.integer());
 const state = fc.option(fc.array(number, { maxLength: 6 }), { nil: undefined });

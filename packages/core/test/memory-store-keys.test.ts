@@ -18,10 +18,12 @@ const T0 = 1_700_000_000_000;
 const gc = (globalThis as { gc?: () => void }).gc;
 
 /** A fresh, flat key of `length` characters ending in `i` (a server reads one from a header). */
-function longKey(length: number, i: number, fill = 'k'): string {
-  const s = fill.repeat(length - 10) + String(1_000_000_000 + i);
-  s.charCodeAt(0); // flattens the rope: one string of its own, as a request's header is
-  return s;
+function longKey(length: number, i: number): string {
+  const s = 'k'.repeat(length - 10) + String(1_000_000_000 + i);
+  // A flat string of its own, as a request's header is: a rope would share its prefix with every other
+  // key (V8 on Node 22 and 24 keeps the concatenation a rope through charCodeAt, so a store keeping keys
+  // verbatim cost 944 bytes a key there in one run).
+  return Buffer.from(s, 'latin1').toString('latin1');
 }
 
 describe('stored keys', () => {
@@ -111,7 +113,9 @@ describe('memory per key', () => {
   });
 
   it('catches a store that keeps keys verbatim (mutant)', () => {
-    expect(heapPerKey(new VerbatimStore(), 5000)).toBeGreaterThan(16_000);
+    // About the key's 16,000 bytes: 16,3xx on Node 20, 15,5xx on Node 22 and 24 (V8 holds the string
+    // more tightly); ten times the bound above either way.
+    expect(heapPerKey(new VerbatimStore(), 5000)).toBeGreaterThan(10_000);
   });
 });
 

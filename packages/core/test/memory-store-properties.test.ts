@@ -11,7 +11,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Algorithm, type Decision, fixedWindow, ManualClock, type MemoryBinding, MemoryStore, type Policy, slidingWindow, tokenBucket } from '../src/index.js';
+import { type Algorithm, type Decision, ManualClock, MemoryStore, type Policy } from '../src/index.js';
+import { fixedWindow, type MemoryBinding, slidingWindow, tokenBucket } from '../src/store/index.js';
 import { emptyInstantOnly } from './mutants/empty-instant-eviction.js';
 import { earlyEmptySlidingWindow } from './mutants/window-defects.js';
 import { anyCase, caseWithHistory, fixedWindowCases, slidingLogCases, slidingWindowCases, tokenBucketCases } from './support/arbitraries.js';

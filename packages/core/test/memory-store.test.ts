@@ -10,24 +10,20 @@ import {
   CompositeLimiter,
   DEFAULT_MAX_KEYS,
   FixedWindowLimiter,
-  fixedWindow,
   ManualClock,
-  type MemoryBinding,
   MemoryStore,
   type Policy,
   type RateLimiter,
   SlidingLogLimiter,
   SlidingWindowLimiter,
   type Store,
-  slidingWindow,
   TokenBucketLimiter,
-  tokenBucket,
 } from '../src/index.js';
+import { fixedWindow, type MemoryBinding, slidingWindow, tokenBucket, slidingLog } from '../src/store/index.js';
 import { emptyInstantOnly } from './mutants/empty-instant-eviction.js';
 import { LruStore } from './mutants/lru-store.js';
 import { TimerStore } from './mutants/timer-store.js';
 import { runTable } from './support/table.js';
-import { slidingLog } from '../src/store/index.js';
 
 const T0 = 1_700_000_000_000;
 const ipv4 = (i: number) => `${(i >>> 24) & 255}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;

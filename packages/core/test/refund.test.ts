@@ -8,21 +8,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  CompositeLimiter,
-  FixedWindowLimiter,
-  ManualClock,
-  MemoryStore,
-  SlidingLogLimiter,
-  SlidingWindowLimiter,
-  TokenBucketLimiter,
-  fixedWindow,
-  slidingWindow,
-  tokenBucket,
-} from '../src/index.js';
+import { CompositeLimiter, FixedWindowLimiter, ManualClock, MemoryStore, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '../src/index.js';
+import { fixedWindow, slidingWindow, tokenBucket, slidingLog } from '../src/store/index.js';
 import type { Algorithm, Policy, StoreBinding } from '../src/index.js';
 import { overfillingRefund } from './mutants/overfilling-refund.js';
-import { slidingLog } from '../src/store/index.js';
 
 const T0 = 1_700_000_000_000;
 const LIMIT = 5;
@@ -119,7 +108,8 @@ describe('limiters', () => {
 
 describe('a custom algorithm without a refund step', () => {
   it('refuses refund loudly rather than doing nothing, and so do countOutcome and settle at creation', async () => {
-    const { Limiter, prepareRateLimit } = await import('../src/index.js');
+    const { Limiter } = await import('../src/index.js');
+    const { prepareRateLimit } = await import('../src/adapter.js');
     const policy = new TokenBucketLimiter({ capacity: 3, refillPerSecond: 1 }).policy;
     class NoRefund extends Limiter<typeof policy, 'sync'> {
       constructor() {

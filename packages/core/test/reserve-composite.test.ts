@@ -8,7 +8,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CompositeLimiter, FixedWindowLimiter, ManualClock, type MemoryBinding, type RateLimiter, type Reservation, TokenBucketLimiter, reserve } from '../src/index.js';
+import { CompositeLimiter, FixedWindowLimiter, ManualClock, type RateLimiter, type Reservation, TokenBucketLimiter, reserve } from '../src/index.js';
+import { type MemoryBinding } from '../src/store/index.js';
 import { lastOnlyCancelReserve } from './mutants/reserve-defects.js';
 import { anyCase, clockStep, costFor, startInstant } from './support/arbitraries.js';
 

@@ -6,12 +6,12 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock, type MemoryBinding, type Reservation, SlidingLogLimiter, TokenBucketLimiter, WaitError, reserve, wait } from '../src/index.js';
+import { ManualClock, type Reservation, SlidingLogLimiter, TokenBucketLimiter, WaitError, reserve, wait } from '../src/index.js';
+import { type MemoryBinding, CANCELLABLE_BOOKINGS } from '../src/store/index.js';
 import { type ReserveFn, eagerCancelReserve, lastOnlyCancelReserve, queueJumpingReserve } from './mutants/reserve-defects.js';
 import { AsyncMemoryStore } from './support/async-store.js';
 import { anyCase, clockStep, costFor, startInstant } from './support/arbitraries.js';
 import type { Case } from './support/subjects.js';
-import { CANCELLABLE_BOOKINGS } from '../src/store/index.js';
 
 const T0 = 1_700_000_000_000;
 const real: ReserveFn = (limiter, key, cost, options) => reserve(limiter, key, cost, options);

@@ -6,12 +6,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fixedWindow, neverSatisfiable, slidingWindow } from '../src/index.js';
+import { neverSatisfiable } from '../src/index.js';
+import { fixedWindow, slidingWindow, slidingLog } from '../src/store/index.js';
 import { floorRetryTokenBucket, lateRetry } from './mutants/retry-after.js';
 import { anyTarget, fixedWindowCases, slidingLogCases, slidingWindowCases, targetWithHistory, tokenBucketCases } from './support/arbitraries.js';
 import { expectFigures } from './support/figures.js';
 import { type Target, bindAlgorithm, single } from './support/subjects.js';
-import { slidingLog } from '../src/store/index.js';
 
 function retryAfterIsExact(targets: fc.Arbitrary<Target>) {
   return fc.property(targetWithHistory(targets, { keys: 2, maxLength: 50, oversize: true }), ({ t, start, moves }) => {

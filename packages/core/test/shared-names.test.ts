@@ -7,7 +7,8 @@
  * only while a limiter holds them: 20,000 limiters built and dropped leave no name behind.
  */
 import { describe, expect, it } from 'vitest';
-import { FixedWindowLimiter, ManualClock, MemoryStore, type RateLimiter, prepareRateLimit } from '../src/index.js';
+import { FixedWindowLimiter, ManualClock, MemoryStore, type RateLimiter } from '../src/index.js';
+import { prepareRateLimit } from '../src/adapter.js';
 import { type LimiterChoice, chooseLimiter } from '../src/http/options/shorthand.js';
 import { claimedNames } from '../src/limiter/store-names.js';
 

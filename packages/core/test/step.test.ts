@@ -6,15 +6,16 @@
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { type Algorithm, type Decision, ManualClock, type Policy, fixedWindow, slidingWindow, step, tokenBucket } from '../src/index.js';
+import { type Algorithm, type Decision, ManualClock, type Policy, step } from '../src/index.js';
+import { concurrency, firstRequestWindow, fixedWindow, slidingLog, slidingWindow, tokenBucket } from '../src/store/index.js';
 import { anyCase, caseWithHistory } from './support/arbitraries.js';
 import { realSubject } from './support/subjects.js';
-import { concurrency, slidingLog } from '../src/store/index.js';
 
 const algorithms: Record<Exclude<Policy['algorithm'], 'sliding-log'>, Algorithm<Policy>> = {
   'token-bucket': tokenBucket as Algorithm<Policy>,
   'sliding-window': slidingWindow as Algorithm<Policy>,
   'fixed-window': fixedWindow as Algorithm<Policy>,
+  'first-request-window': firstRequestWindow as Algorithm<Policy>,
   concurrency: concurrency as Algorithm<Policy>,
 };
 /** The sliding log's step is made for its limit (the ring's length is its state size). */

@@ -1,74 +1,88 @@
 /**
  * `@ratekeeper/core/store`, the store authors' entry point, is deliberate too: the exact list of value
- * names it exports, the built package answering the same names to `require()` from a CommonJS file
- * and to `import` from an ES module, each in a child Node process, and every name the root entry marks
- * deprecated for it (the steps' helpers stores use, still re-exported for one minor version) present
- * here as the very same value.
+ * names it exports, the Store contract's types (the root's own), and the built package answering the
+ * same names to `require()` from a CommonJS file and to `import` from an ES module, each in a child
+ * Node process.
  */
 import { execFileSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import * as root from '../src/index.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type * as root from '../src/index.js';
 import * as entry from '../src/store/index.js';
-import { deprecatedAtRoot } from './support/deprecated.js';
 
 const VALUES = [
   'BEAT_MS',
+  'BatchRunner',
   'CANCELLABLE_BOOKINGS',
   'CLOSED_RETRY_AFTER_MS',
+  'COMMITTED',
   'DEFAULT_CONCURRENCY_LEASE_TTL_MS',
   'DEFAULT_PROBE_INTERVAL_MS',
   'DEFAULT_TIMEOUT_MS',
+  'EXPIRED_GRACE_MS',
+  'Expired',
   'FAILURE_OPTIONS',
   'Failure',
+  'FailureEvents',
   'Fallback',
-  'LeaseHolder',
-  'MemoryBinding',
+  'Housekeeping',
+  'MAX_MEMBERS',
+  'MAX_OWED',
+  'MAX_RAW_KEY_LENGTH',
   'MAX_WAIT_FACTOR',
   'MEMBER_TTL_MS',
+  'MemoryBinding',
+  'Owed',
+  'PINNED',
   'Peers',
+  'PolicyNames',
   'Remote',
+  'RowBinding',
+  'RowEngine',
+  'RowLeases',
+  'RowStore',
+  'SWEEP_EVERY_MS',
+  'SWEEP_LIMIT',
   'ServerClock',
+  'SqlTransactor',
+  'SyncRunner',
   'TIMEOUT',
   'UNAVAILABLE',
-  'bannedDecision',
-  'cancelBooking',
+  'applyOp',
   'closedDecision',
   'concurrency',
   'decideByPolicy',
   'describeValue',
+  'emptyRow',
+  'expiredAt',
   'failureInfo',
   'failureWarner',
   'failureWarningOption',
-  'fixedWindow',
   'fallbackDecision',
   'fallbackPolicy',
+  'firstRequestWindow',
+  'fixedWindow',
   'forgetFailureWarnings',
-  'latestBooked',
-  'leaseExpiry',
   'leaseTtlOption',
-  'leaseView',
-  'ledgerFrom',
-  'ledgerNumbers',
+  'nameHead',
   'openDecision',
   'optionFail',
   'peerId',
+  'refsOf',
   'refuseUnknown',
   'remoteFailureCause',
-  'releaseLeases',
-  'renewLeases',
+  'resolveFailureOptions',
+  'rowId',
   'slidingLog',
   'slidingWindow',
-  'resolveFailureOptions',
+  'sqlFailureOf',
   'stepOutput',
-  'takeLeases',
   'toDecision',
+  'toUsage',
   'tokenBucket',
   'unreachable',
+  'usageOutput',
   'warnFailureOnce',
 ];
-
-/** The root entry's names marked @deprecated for this entry; they leave the root in the next minor version. */
-const DEPRECATED_AT_ROOT = ['MemoryBinding', 'fixedWindow', 'slidingWindow', 'stepOutput', 'toDecision', 'tokenBucket'];
 
 const names = (code: string, type: 'commonjs' | 'module') =>
   JSON.parse(execFileSync(process.execPath, ['--input-type', type, '-e', code], { cwd: new URL('..', import.meta.url), encoding: 'utf8' })) as string[];
@@ -78,9 +92,12 @@ describe('@ratekeeper/core/store', () => {
     expect(Object.keys(entry).sort()).toEqual([...VALUES].sort());
   });
 
-  it('is where every name the root entry marks @deprecated for it went (read from src/index.ts), as the very same value', () => {
-    expect(deprecatedAtRoot('@ratekeeper/core/store')).toEqual(DEPRECATED_AT_ROOT);
-    for (const name of DEPRECATED_AT_ROOT) expect([name, (entry as Record<string, unknown>)[name]]).toEqual([name, (root as Record<string, unknown>)[name]]);
+  it("exports the Store contract's types, the very ones the root exports", () => {
+    expectTypeOf<entry.Store<'async'>>().toEqualTypeOf<root.Store<'async'>>();
+    expectTypeOf<entry.StoreBinding<'sync'>>().toEqualTypeOf<root.StoreBinding<'sync'>>();
+    expectTypeOf<entry.Booking>().toEqualTypeOf<root.Booking>();
+    expectTypeOf<entry.Result<'async', number>>().toEqualTypeOf<root.Result<'async', number>>();
+    expectTypeOf<entry.Mode>().toEqualTypeOf<root.Mode>();
   });
 
   it('answers the same names to require() and to import from the built package', { timeout: 30_000 }, () => {

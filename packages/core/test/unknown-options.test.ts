@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   CompositeLimiter,
+  FirstRequestWindowLimiter,
   FixedWindowLimiter,
   GcraLimiter,
   type Limiter,
@@ -18,9 +19,8 @@ import {
   SlidingLogLimiter,
   SlidingWindowLimiter,
   TokenBucketLimiter,
-  chooseLimiter,
-  prepareRateLimit,
 } from '../src/index.js';
+import { chooseLimiter, prepareRateLimit } from '../src/adapter.js';
 import { SHORTHAND } from '../src/http/options/shorthand.js';
 import { TOKEN_BUCKET_OPTIONS, WINDOW_OPTIONS } from '../src/limiter/bucket-and-window.js';
 import { expectThrow } from './support/expect-error.js';
@@ -28,7 +28,7 @@ import { expectThrow } from './support/expect-error.js';
 type Build = (options: Record<string, unknown>) => Limiter<Policy, 'sync'>;
 interface Subject {
   readonly owner: string;
-  readonly algorithm: 'token-bucket' | 'sliding-window' | 'fixed-window' | 'sliding-log';
+  readonly algorithm: 'token-bucket' | 'sliding-window' | 'fixed-window' | 'first-request-window' | 'sliding-log';
   readonly build: Build;
   readonly known: ReadonlySet<string>;
   /** A valid value for every option the limiter takes. */
@@ -55,6 +55,13 @@ const subjects: Subject[] = [
     owner: 'FixedWindowLimiter',
     algorithm: 'fixed-window',
     build: (o) => new FixedWindowLimiter(o as never),
+    known: WINDOW_OPTIONS,
+    valid: { limit: 10, windowMs: 1000, ...common() },
+  },
+  {
+    owner: 'FirstRequestWindowLimiter',
+    algorithm: 'first-request-window',
+    build: (o) => new FirstRequestWindowLimiter(o as never),
     known: WINDOW_OPTIONS,
     valid: { limit: 10, windowMs: 1000, ...common() },
   },

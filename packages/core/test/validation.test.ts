@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CompositeLimiter,
+  FirstRequestWindowLimiter,
   FixedWindowLimiter,
   GcraLimiter,
   ManualClock,
@@ -114,6 +115,12 @@ const constructors: [string, Ctor, Record<string, unknown>, Case[]][] = [
     (o) => new FixedWindowLimiter(o as never),
     { limit: 10, windowMs: 1000 },
     [...positiveInteger('FixedWindowLimiter', 'limit'), ...positiveInteger('FixedWindowLimiter', 'windowMs'), ...common('FixedWindowLimiter')],
+  ],
+  [
+    'FirstRequestWindowLimiter',
+    (o) => new FirstRequestWindowLimiter(o as never),
+    { limit: 10, windowMs: 1000 },
+    [...positiveInteger('FirstRequestWindowLimiter', 'limit'), ...positiveInteger('FirstRequestWindowLimiter', 'windowMs'), ...common('FirstRequestWindowLimiter')],
   ],
   [
     'SlidingLogLimiter',

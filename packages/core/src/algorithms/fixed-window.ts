@@ -3,10 +3,14 @@
  * `windowMs` since the epoch. Cheapest and simplest, but a client can spend two limits across a window
  * boundary; prefer the sliding-window counter unless that is acceptable.
  *
+ * `charge` adds to the window's count past the limit if it must; the window then denies until it ends.
+ * `usage` reads the count of the window at `now`.
+ *
  * State is [windowStart, count]. A clock that steps back into an earlier window is held at the start of
  * the stored window, so time going backwards never admits more.
  */
 import type { Algorithm } from '../algorithm.js';
+import { windowVerbs } from './window-verbs.js';
 import type { FixedWindowPolicy } from '../policy.js';
 
 export const fixedWindow: Algorithm<FixedWindowPolicy> = {
@@ -34,7 +38,7 @@ export const fixedWindow: Algorithm<FixedWindowPolicy> = {
       return;
     }
     out.allowed = false;
-    out.remaining = policy.limit - count;
+    out.remaining = count < policy.limit ? policy.limit - count : 0; // a charge may have gone past it
     out.retryAfterMs = cost > policy.limit ? Infinity : end;
     out.ttlMs = 0;
   },
@@ -78,4 +82,19 @@ export const fixedWindow: Algorithm<FixedWindowPolicy> = {
     out.ttlMs = Math.ceil(stored + W - now);
     return true;
   },
+
+  // charge and usage: the window at `now` as `held` answers it (./window-verbs.ts).
+  ...windowVerbs(held),
 };
+
+/** held is the [start, count] of the window at `now`, as evaluate holds it (inline there: the hot path), for the verbs. */
+function held(W: number, state: ArrayLike<number> | undefined, offset: number, now: number): [number, number] {
+  let start = Math.floor(now / W) * W;
+  let count = 0;
+  if (state !== undefined) {
+    const stored = state[offset] as number;
+    if (start < stored) start = stored;
+    if (start === stored) count = state[offset + 1] as number;
+  }
+  return [start, count];
+}

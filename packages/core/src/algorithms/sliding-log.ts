@@ -109,6 +109,39 @@ export function slidingLog(limit: number): Algorithm<SlidingLogPolicy> {
       return true;
     },
 
+    /**
+     * charge logs `cost` units at `now` (held as evaluate holds it) whatever the window holds: the log
+     * keeps L instants, so a charge of L or more fills it with `now` and the key is denied for a whole
+     * window, and the units past L are not kept (used never exceeds L here).
+     */
+    charge(policy, state, offset, now, cost, out) {
+      const next = out.next;
+      let at = now;
+      if (state === undefined) {
+        next.fill(-Infinity);
+        next[0] = 0;
+      } else {
+        at = held(state, offset, now);
+        for (let i = 0; i <= L; i++) next[i] = state[offset + i] as number;
+      }
+      write(next, 0, L, at, cost < L ? cost : L);
+      out.ttlMs = Math.ceil(at + policy.windowMs - now);
+    },
+
+    /** usage is the units still inside the window at `now` (held as evaluate holds it). */
+    usage(policy, state, offset, now, out) {
+      if (state === undefined) {
+        out.used = out.resetAfterMs = 0;
+        out.remaining = L;
+        return;
+      }
+      const inside = younger(state, offset, held(state, offset, now), policy.windowMs);
+      out.used = inside;
+      out.remaining = L - inside;
+      const reset = Math.ceil(slot(state, offset, L - 1) + policy.windowMs - now);
+      out.resetAfterMs = inside > 0 && reset > 0 ? reset : 0;
+    },
+
     /** fill is the units still inside the window at `now` (held as evaluate holds it) over the limit. */
     fill(policy, state, offset, now) {
       return younger(state, offset, held(state, offset, now), policy.windowMs) / L;

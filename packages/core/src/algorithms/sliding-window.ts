@@ -100,6 +100,34 @@ export const slidingWindow: Algorithm<SlidingWindowPolicy> = {
     out.ttlMs = (current > 0 ? start + 2 * W : start + W) - now;
     return true;
   },
+
+  /** charge adds `cost` to the current window's count, limit or not: the estimate then denies until it has slid below the limit. */
+  charge(policy, state, offset, now, cost, out) {
+    const W = policy.windowMs;
+    read(W, state, offset, now);
+    const start = seen[0] as number;
+    out.next[0] = start;
+    out.next[1] = seen[2] as number;
+    out.next[2] = (seen[3] as number) + cost;
+    out.ttlMs = start + 2 * W - now;
+  },
+
+  /** usage is the estimate at `now`: the current count plus the previous window's weighted count, rounded up (evaluate's held units). */
+  usage(policy, state, offset, now, out) {
+    const W = policy.windowMs;
+    const L = policy.limit;
+    read(W, state, offset, now);
+    const start = seen[0] as number;
+    const t = seen[1] as number;
+    const previous = seen[2] as number;
+    const current = seen[3] as number;
+    const used = current + Math.ceil((previous * (W - (t - start))) / W);
+    out.used = used;
+    out.remaining = L > used ? L - used : 0;
+    const emptyAt = current > 0 ? start + 2 * W : previous > 0 ? start + W : t;
+    const reset = Math.ceil(emptyAt - now);
+    out.resetAfterMs = used > 0 && reset > 0 ? reset : 0;
+  },
 };
 
 /**

@@ -95,6 +95,37 @@ export const tokenBucket: Algorithm<TokenBucketPolicy> = {
     out.ttlMs = instantOf(next, interval, 0) - now;
     return true;
   },
+
+  /**
+   * charge takes `cost` tokens whatever is left, moving the theoretical arrival time past the read
+   * instant t as an admission does: a bucket in debt is denied until the debt is paid back by refill.
+   */
+  charge(policy, state, offset, now, cost, out) {
+    const interval = policy.intervalMs;
+    const u = now / interval;
+    const tat = state === undefined ? u : (state[offset] as number);
+    const earliest = tat - policy.capacity;
+    const t = u > earliest ? u : earliest;
+    const next = (tat > t ? tat : t) + cost;
+    out.next[0] = next;
+    out.ttlMs = instantOf(next, interval, 0) - now;
+  },
+
+  /**
+   * usage is the tokens taken at `now` (tat − u on the token clock, rounded up past the comparison's
+   * slack, so that remaining is exactly evaluate's tokens): above capacity for a bucket in debt. A
+   * clock stepped back reads as more taken, never as fewer.
+   */
+  usage(policy, state, offset, now, out) {
+    const capacity = policy.capacity;
+    const u = now / policy.intervalMs;
+    const tat = state === undefined ? u : (state[offset] as number);
+    const taken = tat > u ? Math.ceil(tat - u - slackOf(tat, capacity)) : 0;
+    out.used = taken > 0 ? taken : 0;
+    out.remaining = capacity > out.used ? capacity - out.used : 0;
+    const reset = tat > u ? instantOf(tat, policy.intervalMs, 0) - now : 0;
+    out.resetAfterMs = out.used > 0 && reset > 0 ? reset : 0;
+  },
 };
 
 /**

@@ -6,7 +6,7 @@
  *   writeHeaders(res, set, decision)
  *   blocks(decision) ? answer with handler / body(decision) : pass the request on
  *
- * Key: `key(req)` when given, else the framework's resolved client IP through `ipKey` (IPv6 grouped by
+ * Key: `key(req, client)` when given (`client`: the default key below, or undefined), else the framework's resolved client IP through `ipKey` (IPv6 grouped by
  * `ipv6Subnet`). A request without a usable IP is never counted in a shared bucket: `missingIp:
  * 'reject'` (default) raises a MissingIpError (status 500) on the framework's error path, which makes
  * a misconfigured proxy setup loud; 'skip' lets such requests through uncounted.
@@ -32,6 +32,7 @@ import type { Decision } from '../decision.js';
 import type { RateLimiter } from '../limiter/limiter.js';
 import type { Telemetry } from '../telemetry.js';
 import { describeValue } from '../validate.js';
+import { refusePeerValues } from './options/peer-values.js';
 import { refuseUnknownOptions } from './options/unknown-options.js';
 import { checkOptions } from './options/checks.js';
 import { type Decide, type Hooks, decider } from './decide/decide.js';
@@ -67,8 +68,13 @@ export interface RateLimitPlans<Req> extends Omit<ReadyLimiter, 'limiter' | 'pla
 
 /** RateLimitBaseOptions are the adapter options besides the limiter's: the key, cost, headers, hooks and lists. */
 export interface RateLimitBaseOptions<Req> extends DelayOptions {
-  /** The key to count the request under (default: the client IP as the framework resolved it); may be async. */
-  readonly key?: (req: Req) => string | PromiseLike<string>;
+  /**
+   * The key to count the request under (default: the client IP as the framework resolved it); may be
+   * async. `client` is that default key (the client IP's key, IPv6 grouped by `ipv6Subnet`; undefined
+   * when the request has no usable IP), for a key that scopes the client, such as the adapters'
+   * `routeKey`. A key that throws a MissingIpError is a request without a usable IP (`missingIp`).
+   */
+  readonly key?: (req: Req, client?: string) => string | PromiseLike<string>;
   /** The request's cost in units, a positive integer (default 1); may be async. */
   readonly cost?: (req: Req) => number | PromiseLike<number>;
   /** Return true to let the request through without counting it or writing headers, false to count it (anything else is a TypeError); may be async. */
@@ -157,8 +163,15 @@ export interface PreparedRateLimit<Req> {
   /** The `abandonedMs` option, validated (default 60000). */
   readonly abandonedMs: number;
   /**
+   * Whether decide reads the client IP, so the adapter must resolve it (Fastify's request.ip runs
+   * proxy-addr): for the default key, for a key that declares the `client` parameter (`(req, client)`,
+   * as `routeKey` does), and for `allowList` / `denyList`. Any other key replaces the IP, and is
+   * handed undefined as its client.
+   */
+  readonly readsIp: boolean;
+  /**
    * watchProxy returns the trust-proxy check for these options, described in the framework's own terms;
-   * its `pending` is always false with proxyWarning: false or a `key` function.
+   * its `pending` is always false with proxyWarning: false or a `key` function that does not declare `client`.
    */
   watchProxy(setting: ProxySetting): ProxyWarning;
 }
@@ -177,8 +190,11 @@ export function prepareRateLimit<Req>(
   }
   const o: RateLimitOptions<Req> = options ?? {};
   refuseUnknownOptions(owner, o, KNOWN, extra, adapter.framework);
+  refusePeerValues(owner, o as Readonly<Record<string, unknown>>, adapter.framework);
   const c = checkOptions(owner, o as Readonly<Record<string, unknown>>);
-  const watchesProxy = c.proxyWarning && c.key === undefined;
+  // A key that declares `client` (two parameters) is built on the IP (routeKey); any other replaces it.
+  const keyReadsIp = c.key === undefined || (c.key as (...args: unknown[]) => unknown).length >= 2;
+  const watchesProxy = c.proxyWarning && keyReadsIp;
   const plans: Plans | undefined = o.plans === undefined && o.plan === undefined ? undefined : preparePlans(owner, o);
   const one = plans === undefined ? limited(chooseLimiter(owner, o as LimiterChoice)) : undefined;
   const limiter = one?.limiter ?? (plans as Plans).limiters[0]!;
@@ -235,6 +251,7 @@ export function prepareRateLimit<Req>(
     watch: watcher(claim, abandonedMs),
     claim,
     abandonedMs,
+    readsIp: keyReadsIp || c.allowList !== undefined || c.denyList !== undefined,
     watchProxy: (setting) => new ProxyWarning(owner, setting, watchesProxy),
   };
 }

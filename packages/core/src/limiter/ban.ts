@@ -4,7 +4,7 @@
  *   const login = new BanLimiter({ limiter: new FixedWindowLimiter({ limit: 5, windowMs: 900_000 }), banMs: 3_600_000 });
  *
  * A ban is state beside the algorithm's, not a step of it, so it is a capability of the Store contract
- * (store.ts), which a store implements next to `bind`: `store.banned(binding, banMs)` returns a binding
+ * (../store/contract.ts), which a store implements next to `bind`: `store.banned(binding, banMs)` returns a binding
  * that decides with the ban in front of the algorithm, atomically (the memory store in one synchronous
  * pass; Redis in the same single script call, so a decision still costs one round trip). A limiter on a
  * store without it is refused at construction.
@@ -27,12 +27,21 @@
  *   whole of `banMs`, and a lifted ban admits no more than the wrapped limiter itself would. A refund of
  *   a charge the limiter had already forgotten (a request that outlived its window) is given where the
  *   limiter gives it (its refund step), and may lift a ban as any refund does.
+ *
+ * Besides the bans its denials start, a key can be banned directly: `block(key, ms)` (rate-limiter-
+ * flexible's `block`) bans it from now for `ms` on the store, so every process sharing the store sees
+ * it; the ban ends at now + ms, or later if a running ban ends later (a block never shortens a ban),
+ * and no refund lifts it (only `reset` does). During any ban decisions are denied as above, with
+ * Retry-After the time left. `usage(key)` reads the wrapped limiter's Usage with the ban's time left in
+ * `blockedMs` (and nothing remaining while it stands); `charge(key, cost)` charges the wrapped limiter,
+ * ban or not, and starts no ban.
  */
 import type { Clock } from '../clock.js';
 import type { Decision } from '../decision.js';
 import { Limiter, type RateLimiter } from './limiter.js';
 import type { Policy } from '../policy.js';
-import type { Mode, Result, Store, StoreBinding } from '../store.js';
+import type { Mode, Result, Store, StoreBinding } from '../store/contract.js';
+import type { Usage } from '../usage.js';
 import { describeValue, isCost, positiveInteger, refuseCall, refuseUnknown } from '../validate.js';
 
 /** Bans is the ban capability of the Store contract (Store.banned) on its own: a store that offers it. */
@@ -108,6 +117,45 @@ export class BanLimiter<M extends Mode = 'sync'> implements RateLimiter<M> {
     if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, cost, now);
     if (!this.#inner.refundable || this.#binding.refund === undefined) return this.#inner.refund(key, cost); // throws: cannot refund
     return this.#binding.refund(key, now, cost);
+  }
+
+  /** chargeable: the wrapped limiter can charge and read usage, and the store's ban binding passes them on. */
+  get chargeable(): boolean {
+    return this.#inner.chargeable && typeof this.#binding.charge === 'function' && typeof this.#binding.usage === 'function';
+  }
+
+  /** blockable: the store's ban binding can set a ban directly (StoreBinding.block), so block() works. */
+  get blockable(): boolean {
+    return typeof this.#binding.block === 'function';
+  }
+
+  /** charge adds `cost` units to the wrapped limiter's state for `key`, ban or not; it starts no ban. */
+  charge(key: string, cost = 1): Result<M, Usage> {
+    const now = this.#clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, cost, now);
+    if (!this.chargeable) throw new TypeError(`${OWNER}: its limiter or store cannot charge`);
+    return (this.#binding.charge as NonNullable<StoreBinding<M>['charge']>).call(this.#binding, key, now, cost);
+  }
+
+  /** usage reads the wrapped limiter's Usage of `key`, with the time left in its ban as `blockedMs`. */
+  usage(key: string): Result<M, Usage> {
+    const now = this.#clock.now();
+    if (typeof key !== 'string' || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, 1, now);
+    if (!this.chargeable) throw new TypeError(`${OWNER}: its limiter or store cannot read usage`);
+    return (this.#binding.usage as NonNullable<StoreBinding<M>['usage']>).call(this.#binding, key, now);
+  }
+
+  /** block bans `key` for `ms` milliseconds from now, on the store (see the contract above). */
+  block(key: string, ms: number): Result<M, void> {
+    const now = this.#clock.now();
+    if (typeof key !== 'string' || !Number.isFinite(now)) return refuseCall(OWNER, this.mode, key, 1, now);
+    if (!Number.isSafeInteger(ms) || ms <= 0) {
+      const error = new (typeof ms === 'number' ? RangeError : TypeError)(`${OWNER}: block's ms must be a positive integer, got ${describeValue(ms)}`);
+      if (this.mode === 'sync') throw error;
+      return Promise.reject(error) as Result<M, void>;
+    }
+    if (!this.blockable) throw new TypeError(`${OWNER}: its store's bans cannot be set directly (StoreBinding.block)`);
+    return (this.#binding.block as NonNullable<StoreBinding<M>['block']>).call(this.#binding, key, now, ms);
   }
 }
 

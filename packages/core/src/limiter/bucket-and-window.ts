@@ -4,12 +4,14 @@
  * take), derives an immutable policy and binds it to
  * its store. The caller's options object is never mutated.
  */
+import { firstRequestWindow } from '../algorithms/first-request-window.js';
 import { fixedWindow } from '../algorithms/fixed-window.js';
 import { MAX_LOG, slidingLog } from '../algorithms/sliding-log.js';
 import { slidingWindow } from '../algorithms/sliding-window.js';
 import { tokenBucket } from '../algorithms/token-bucket.js';
 import { Limiter, type LimiterOptions } from './limiter.js';
 import {
+  type FirstRequestWindowPolicy,
   type FixedWindowPolicy,
   type SlidingLogPolicy,
   type SlidingWindowPolicy,
@@ -18,7 +20,7 @@ import {
   tokenBucketPolicy,
   windowPolicy,
 } from '../policy.js';
-import type { Mode } from '../store.js';
+import type { Mode } from '../store/contract.js';
 import { fail, optionsObject, policyName, positiveInteger, positiveNumber, quota, refuseUnknown } from '../validate.js';
 
 export interface TokenBucketOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
@@ -82,13 +84,29 @@ export class SlidingWindowLimiter<M extends Mode = 'sync'> extends Limiter<Slidi
 }
 
 /**
- * FixedWindowLimiter admits at most `limit` per epoch-aligned window of `windowMs`; up to twice the
- * limit can pass across a window boundary.
+ * FixedWindowLimiter admits at most `limit` per epoch-aligned window of `windowMs`: every key resets at
+ * the same instant (a multiple of `windowMs` since the epoch); up to twice the limit can pass across a
+ * window boundary. For a window that starts at each key's first request, as the peers count
+ * (express-rate-limit, @fastify/rate-limit, rate-limiter-flexible), use FirstRequestWindowLimiter.
  */
 export class FixedWindowLimiter<M extends Mode = 'sync'> extends Limiter<FixedWindowPolicy, M> {
   constructor(options: WindowOptions<M>) {
     const [policy, o] = windowOptions('FixedWindowLimiter', 'fixed-window', options);
     super('FixedWindowLimiter', fixedWindow, policy, o);
+  }
+}
+
+/**
+ * FirstRequestWindowLimiter admits at most `limit` per window of `windowMs` that starts at the key's
+ * first request (the first one that finds no live window) and ends `windowMs` later: the window
+ * express-rate-limit, rate-limit-redis, @fastify/rate-limit and rate-limiter-flexible count, and what
+ * the adapters' `{ windowMs, limit }` shorthand builds. Each key resets on its own schedule; up to
+ * twice the limit can pass around the end of a key's window. Two numbers of state per key.
+ */
+export class FirstRequestWindowLimiter<M extends Mode = 'sync'> extends Limiter<FirstRequestWindowPolicy, M> {
+  constructor(options: WindowOptions<M>) {
+    const [policy, o] = windowOptions('FirstRequestWindowLimiter', 'first-request-window', options);
+    super('FirstRequestWindowLimiter', firstRequestWindow, policy, o);
   }
 }
 

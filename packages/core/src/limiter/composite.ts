@@ -22,7 +22,7 @@ import type { Clock } from '../clock.js';
 import type { Decision } from '../decision.js';
 import { type Bookable, Limiter, type RateLimiter } from './limiter.js';
 import type { Policy } from '../policy.js';
-import type { Mode, Result, Store, StoreBinding } from '../store.js';
+import type { Mode, Result, Store, StoreBinding } from '../store/contract.js';
 import { describeValue, isCost, refuseCall } from '../validate.js';
 
 type Member<M extends Mode> = Limiter<Policy, M>;

@@ -27,7 +27,7 @@
 import { concurrency } from '../algorithms/concurrency.js';
 import { Limiter, type LimiterOptions } from './limiter.js';
 import { type ConcurrencyPolicy, concurrencyPolicy } from '../policy.js';
-import type { Mode, Result } from '../store.js';
+import type { Mode, Result } from '../store/contract.js';
 import { describeValue, optionsObject, policyName, positiveInteger, quota, refuseUnknown } from '../validate.js';
 
 export interface ConcurrencyOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {

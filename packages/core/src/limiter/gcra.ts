@@ -16,8 +16,8 @@
  */
 import { Limiter, type LimiterOptions } from './limiter.js';
 import { tokenBucket } from '../algorithms/token-bucket.js';
-import type { TokenBucketPolicy } from '../policy.js';
-import type { Mode } from '../store.js';
+import { type TokenBucketPolicy, nameNumber } from '../policy.js';
+import type { Mode } from '../store/contract.js';
 import { fail, optionsObject, policyName, positiveNumber, quota, refuseUnknown } from '../validate.js';
 
 export interface GcraOptions<M extends Mode = 'sync'> extends LimiterOptions<M> {
@@ -43,7 +43,7 @@ export class GcraLimiter<M extends Mode = 'sync'> extends Limiter<TokenBucketPol
     if (T < MIN_INTERVAL_MS) fail(owner, 'emissionIntervalMs', `at least ${MIN_INTERVAL_MS} (at most 1e6 per second)`, T, 'number');
     const burst = quota(owner, 'burst', o.burst);
     if (burst * T > MAX_BURST_MS) fail(owner, 'emissionIntervalMs', `at most ${MAX_BURST_MS / burst} for burst ${burst} (a full refill within 2^52 ms)`, T, 'number');
-    const name = o.name === undefined ? `gcra-${T}-${burst}` : policyName(owner, o.name);
+    const name = o.name === undefined ? `gcra-${nameNumber(T)}-${nameNumber(burst)}` : policyName(owner, o.name);
     super(owner, tokenBucket, gcraPolicy(T, burst, name), o);
   }
 }

@@ -19,7 +19,8 @@ import type { Decision } from '../decision.js';
 import { MemoryStore } from '../memory/memory-store.js';
 import type { Policy } from '../policy.js';
 import { claimName } from './store-names.js';
-import type { Mode, Result, Store, StoreBinding } from '../store.js';
+import type { Mode, Result, Store, StoreBinding } from '../store/contract.js';
+import type { Usage } from '../usage.js';
 import { describeValue, isCost, refuseCall } from '../validate.js';
 
 export interface RateLimiter<M extends Mode = Mode> {
@@ -43,7 +44,7 @@ export interface RateLimiter<M extends Mode = Mode> {
   refund?(key: string, cost?: number): Result<M, void>;
   /**
    * refundable is false when `refund` would be refused: the algorithm has no refund step, or the store's
-   * bindings cannot refund (StoreBinding.refund, store.ts). prepareRateLimit reads it to refuse
+   * bindings cannot refund (StoreBinding.refund, ../store/contract.ts). prepareRateLimit reads it to refuse
    * `countOutcome` and `settle` at construction. Absent, a limiter with `refund` is taken to refund.
    */
   readonly refundable?: boolean;
@@ -54,6 +55,19 @@ export interface RateLimiter<M extends Mode = Mode> {
    * over (http/settle/work.ts).
    */
   release?(key: string, cost?: number): Result<M, void>;
+  /**
+   * charge adds `cost` (default 1) units to `key` whatever the limit says, and answers the key's Usage
+   * after it: rate-limiter-flexible's `penalty`. Where `consume` would deny and record nothing, a
+   * charge always counts, so a key may hold more than its limit; it is then denied until the excess
+   * has passed. Present on core's single-policy limiters (refused on a concurrency limit and on a store
+   * without StoreBinding.charge: `chargeable`).
+   */
+  charge?(key: string, cost?: number): Result<M, Usage>;
+  /**
+   * usage reads what `key` has spent (Usage: used, remaining, resetAfterMs), deciding nothing:
+   * rate-limiter-flexible's `get`. `peek` instead decides for one more request of `cost`.
+   */
+  usage?(key: string): Result<M, Usage>;
   /**
    * bookable is what `reserve` and `wait` book on: the store, one binding per policy in order, and the
    * clock. Present on core's single-policy limiters and on CompositeLimiter (not on BanLimiter, whose
@@ -97,6 +111,8 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
   readonly #owner: string;
   /** refundable: the algorithm has a refund step (every core algorithm does) and the store's bindings refund, so refund() works. */
   readonly refundable: boolean;
+  /** chargeable: the algorithm has charge and usage steps and the store's bindings run them, so charge() and usage() work. */
+  readonly chargeable: boolean;
   readonly bookable: Bookable<M>;
 
   protected constructor(owner: string, algorithm: Algorithm<P>, policy: P, options: LimiterOptions<M>) {
@@ -109,6 +125,7 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
     this.policies = Object.freeze([policy]);
     this.binding = this.store.bind(algorithm, policy);
     this.refundable = algorithm.refund !== undefined && typeof this.binding.refund === 'function';
+    this.chargeable = algorithm.charge !== undefined && algorithm.usage !== undefined && typeof this.binding.charge === 'function' && typeof this.binding.usage === 'function';
     this.bookable = Object.freeze({ store: this.store, bindings: Object.freeze([this.binding]), policies: this.policies, clock: this.clock });
   }
 
@@ -144,6 +161,24 @@ export abstract class Limiter<P extends Policy, M extends Mode> implements RateL
     const refund = this.binding.refund;
     if (refund === undefined || !this.refundable) throw new TypeError(`${this.#owner}: its algorithm or store cannot refund`);
     return refund.call(this.binding, key, now, cost);
+  }
+
+  /** charge adds `cost` units to `key` whatever the limit says (RateLimiter.charge). */
+  charge(key: string, cost = 1): Result<M, Usage> {
+    const now = this.clock.now();
+    if (typeof key !== 'string' || !isCost(cost) || !Number.isFinite(now)) return refuseCall(this.#owner, this.mode, key, cost, now);
+    const charge = this.binding.charge;
+    if (charge === undefined || !this.chargeable) throw new TypeError(`${this.#owner}: its algorithm or store cannot charge`);
+    return charge.call(this.binding, key, now, cost);
+  }
+
+  /** usage reads what `key` has spent, deciding nothing (RateLimiter.usage). */
+  usage(key: string): Result<M, Usage> {
+    const now = this.clock.now();
+    if (typeof key !== 'string' || !Number.isFinite(now)) return refuseCall(this.#owner, this.mode, key, 1, now);
+    const usage = this.binding.usage;
+    if (usage === undefined || !this.chargeable) throw new TypeError(`${this.#owner}: its algorithm or store cannot read usage`);
+    return usage.call(this.binding, key, now);
   }
 }
 

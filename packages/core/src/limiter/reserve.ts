@@ -53,7 +53,7 @@ import type { Clock } from '../clock.js';
 import { mostRestrictive } from './composite.js';
 import type { Decision } from '../decision.js';
 import type { RateLimiter } from './limiter.js';
-import type { Booking, Mode, Result, Store, StoreBinding } from '../store.js';
+import type { Booking, Mode, Result, Store, StoreBinding } from '../store/contract.js';
 import { callError, describeValue, isCost, refuseUnknown } from '../validate.js';
 
 export interface Reservation<M extends Mode = 'sync'> {

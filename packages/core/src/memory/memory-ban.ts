@@ -5,14 +5,17 @@
  * algorithm first, then lifts the ban when the algorithm would now admit that cost (ban.ts says why).
  * Bounded like the table: an ended ban is dropped when its key is next seen, and when `maxKeys` bans
  * are held, the bans nearest their end go first (every ban lasts `banMs`, so the Map's insertion order
- * is the order of their ends; a lifted ban leaves it). Long keys are held as the store holds them
+ * is the order of their ends; a lifted ban leaves it; a `block` of another length may end out of that
+ * order, and is then only nearly the nearest to go). A block is a ban whose cost is 0: no refund lifts
+ * it. Long keys are held as the store holds them
  * (their digest, key-digest.ts). No timers.
  */
 import { type Decision, bannedDecision } from '../decision.js';
 import { storedKey } from './key-digest.js';
 import type { MemoryBinding } from './memory-binding.js';
 import type { Policy } from '../policy.js';
-import type { StoreBinding } from '../store.js';
+import type { StoreBinding } from '../store/contract.js';
+import type { Usage } from '../usage.js';
 
 /** Ban is one key's ban: when it ends, and the cost whose denial started it. */
 interface Ban {
@@ -73,7 +76,33 @@ export class MemoryBans implements StoreBinding<'sync'> {
     if (this.#left(key, now) === 0) return;
     const stored = storedKey(key);
     const ban = this.#bans.get(stored) as Ban;
-    if (this.#inner.peek(key, now, ban.cost).allowed) this.#bans.delete(stored);
+    if (ban.cost > 0 && this.#inner.peek(key, now, ban.cost).allowed) this.#bans.delete(stored);
+  }
+
+  /** charge charges the algorithm, ban or not, and starts no ban (ban.ts). */
+  charge(key: string, now: number, cost: number): Usage {
+    const usage = this.#inner.charge(key, now, cost);
+    const left = this.#left(key, now);
+    return left > 0 ? this.#banned(usage, left) : usage;
+  }
+
+  /** usage is the algorithm's usage with the time left in the key's ban. */
+  usage(key: string, now: number): Usage {
+    const usage = this.#inner.usage(key, now);
+    const left = this.#left(key, now);
+    return left > 0 ? this.#banned(usage, left) : usage;
+  }
+
+  /** block bans `key` until now + ms, or a running ban's later end; no refund lifts it (cost 0). */
+  block(key: string, now: number, ms: number): void {
+    const left = this.#left(key, now);
+    if (left >= ms) {
+      const stored = storedKey(key);
+      const ban = this.#bans.get(stored) as Ban;
+      this.#bans.set(stored, { until: ban.until, cost: 0 });
+      return;
+    }
+    this.#ban(key, now, 0, ms);
   }
 
   /**
@@ -99,10 +128,16 @@ export class MemoryBans implements StoreBinding<'sync'> {
     return 0;
   }
 
-  #ban(key: string, now: number, cost: number): void {
+  #banned(usage: Usage, left: number): Usage {
+    return { ...usage, remaining: 0, resetAfterMs: left > usage.resetAfterMs ? left : usage.resetAfterMs, blockedMs: left };
+  }
+
+  #ban(key: string, now: number, cost: number, ms = this.#banMs): void {
     if (this.#bans.size >= this.#maxKeys) {
       for (const [k, ban] of this.#bans) if (ban.until <= now || this.#bans.size >= this.#maxKeys) this.#bans.delete(k);
     }
-    this.#bans.set(storedKey(key), { until: now + this.#banMs, cost });
+    const stored = storedKey(key);
+    this.#bans.delete(stored); // re-inserted last: the Map's order stays the order of the ends
+    this.#bans.set(stored, { until: now + ms, cost });
   }
 }

@@ -30,10 +30,11 @@
  * backwards counts as no time passing), and shifts the reported waits by the difference so they stay
  * honest for the caller's clock. On a clock that never goes back this changes nothing.
  */
-import { type Algorithm, type StepOutput, stepOutput, toDecision } from '../algorithm.js';
+import { type Algorithm, type StepOutput, type UsageOutput, stepOutput, toDecision, usageOutput } from '../algorithm.js';
 import type { Decision } from '../decision.js';
 import type { Policy } from '../policy.js';
-import type { StoreBinding } from '../store.js';
+import type { StoreBinding } from '../store/contract.js';
+import { type Usage, toUsage } from '../usage.js';
 import { evictionMask } from './eviction.js';
 import { MAX_VERBATIM_KEY, digestKey, storedKey } from './key-digest.js';
 import type { Ledger } from './memory-ledger.js';
@@ -49,6 +50,7 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
   readonly #index = new Map<string, number>();
   readonly #free: number[] = [];
   readonly #out: StepOutput;
+  readonly #usage: UsageOutput = usageOutput();
   #states: Float64Array;
   #nextSlot = 0;
   #evictions = 0;
@@ -131,6 +133,36 @@ export class MemoryBinding<P extends Policy = Policy> implements StoreBinding<'s
     const next = this.#out.next;
     for (let i = 0; i < next.length; i++) this.#states[offset + i] = next[i] as number;
     if (this.#full !== undefined && next[0] === 0) this.#idle++;
+  }
+
+  /**
+   * charge adds `cost` units to `key` whatever the limit says (the algorithm's charge step) and reads
+   * the key's usage after it; `usage` reads it alone. Both read an instant before the latest sweep as
+   * that sweep's, as evaluate does.
+   */
+  charge(key: string, now: number, cost: number): Usage {
+    key = storedKey(key);
+    const algorithm = this.#algorithm;
+    if (algorithm.charge === undefined) throw new TypeError(`MemoryStore: ${algorithm.name} cannot charge`);
+    const at = now < this.#sweptAt ? this.#sweptAt : now;
+    const held = this.#index.get(key);
+    algorithm.charge(this.#policy, held === undefined ? undefined : this.#states, held === undefined ? 0 : held * this.#width, at, cost, this.#out);
+    const slot = held ?? this.#insert(key, at);
+    const next = this.#out.next;
+    const offset = slot * this.#width;
+    for (let i = 0; i < next.length; i++) this.#states[offset + i] = next[i] as number;
+    return this.usage(key, now);
+  }
+
+  usage(key: string, now: number): Usage {
+    const algorithm = this.#algorithm;
+    if (algorithm.usage === undefined) throw new TypeError(`MemoryStore: ${algorithm.name} cannot read usage`);
+    const slot = this.#index.get(storedKey(key));
+    const at = now < this.#sweptAt ? this.#sweptAt : now;
+    const out = this.#usage;
+    algorithm.usage(this.#policy, slot === undefined ? undefined : this.#states, slot === undefined ? 0 : slot * this.#width, at, out);
+    if (at !== now && out.resetAfterMs > 0) out.resetAfterMs += at - now;
+    return toUsage(out, this.#policy);
   }
 
   /**

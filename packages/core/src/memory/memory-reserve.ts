@@ -16,7 +16,7 @@ import { storedKey } from './key-digest.js';
 import { decideAll } from './memory-all.js';
 import { type Entry, type Ledger, latestBooked, record, remove, without } from './memory-ledger.js';
 import type { MemoryBinding } from './memory-binding.js';
-import type { Booking } from '../store.js';
+import type { Booking } from '../store/contract.js';
 
 /**
  * The ledger per key lives on each binding (`MemoryBinding.reservations`, so that its `reset` forgets

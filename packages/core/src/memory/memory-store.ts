@@ -8,7 +8,7 @@
 import type { Algorithm } from '../algorithm.js';
 import type { Decision } from '../decision.js';
 import { type Policy, samePolicy } from '../policy.js';
-import type { Booking, Store, StoreBinding } from '../store.js';
+import type { Booking, Store, StoreBinding } from '../store/contract.js';
 import { optionsObject, positiveInteger, refuseUnknown } from '../validate.js';
 import { MemoryBinding } from './memory-binding.js';
 import { allowAll, decideAll } from './memory-all.js';
@@ -41,7 +41,7 @@ export class MemoryStore implements Store<'sync'> {
 
   /**
    * bind gives each policy name its own table, and a name bound again with the same settings the same
-   * table: one name is one budget, as on a remote store (../store-names.ts refuses the accidental cases).
+   * table: one name is one budget, as on a remote store (../limiter/store-names.ts refuses the accidental cases).
    */
   bind<P extends Policy>(algorithm: Algorithm<P>, policy: P): MemoryBinding<P> {
     const earlier = this.#bindings.get(policy.name)?.deref();

@@ -6,7 +6,8 @@
  * to null). The same counting check fails on a plan that does not await the key (mutant).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Decision, ManualClock, TokenBucketLimiter, prepareRateLimit } from '../../src/index.js';
+import { type Decision, ManualClock, TokenBucketLimiter } from '../../src/index.js';
+import { prepareRateLimit } from '../../src/adapter.js';
 import { unawaitedKeyOptions } from './mutants.js';
 import { counting } from './support.js';
 

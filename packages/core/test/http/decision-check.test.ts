@@ -8,7 +8,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CompositeLimiter, type Decision, ManualClock, RateLimiterError, type RateLimiter, SlidingWindowLimiter, TokenBucketLimiter, prepareRateLimit } from '../../src/index.js';
+import { CompositeLimiter, type Decision, ManualClock, RateLimiterError, type RateLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '../../src/index.js';
+import { prepareRateLimit } from '../../src/adapter.js';
 import { decisionProblem } from '../../src/http/decide/decision-check.js';
 
 type Req = Record<string, never>;

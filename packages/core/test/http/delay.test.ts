@@ -7,16 +7,8 @@
  */
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  CompositeLimiter,
-  ConcurrencyLimiter,
-  DEFAULT_MAX_DELAY_MS,
-  type Decision,
-  FixedWindowLimiter,
-  ManualClock,
-  type MemoryBinding,
-  TokenBucketLimiter,
-} from '../../src/index.js';
+import { CompositeLimiter, ConcurrencyLimiter, DEFAULT_MAX_DELAY_MS, type Decision, FixedWindowLimiter, ManualClock, TokenBucketLimiter } from '../../src/index.js';
+import { type MemoryBinding } from '../../src/store/index.js';
 import { type Decided, prepareRateLimit } from '../../src/adapter.js';
 import { AsyncMemoryStore } from '../support/async-store.js';
 

@@ -22,9 +22,8 @@ import {
   type RateLimiter,
   SlidingWindowLimiter,
   TokenBucketLimiter,
-  policyField,
-  writeHeaders,
 } from '../../src/index.js';
+import { policyField, writeHeaders } from '../../src/adapter.js';
 import { roundedRetryAfterSeconds } from './mutants.js';
 import { type Headers, header, recorder } from './support.js';
 

@@ -3,7 +3,8 @@
  * decision (single or composite, any wait, never satisfiable, a 'closed' failure, foreign policies),
  * cached or not; and it keeps at most MAX_LIMITED_BODIES bodies.
  */
-import { CompositeLimiter, type Decision, LimitedBodies, MAX_LIMITED_BODIES, ManualClock, type Policy, TokenBucketLimiter, limitedResponse } from '../../src/index.js';
+import { CompositeLimiter, type Decision, ManualClock, type Policy, TokenBucketLimiter, limitedResponse } from '../../src/index.js';
+import { LimitedBodies, MAX_LIMITED_BODIES } from '../../src/adapter.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

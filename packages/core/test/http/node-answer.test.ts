@@ -6,8 +6,8 @@
  * framework's steps are a recording NodeAnswer here; the adapters' own suites run the real ones.
  */
 import { describe, expect, it } from 'vitest';
-import { type NodeAnswer, answerNode } from '../../src/adapter.js';
-import { type Decision, ManualClock, TokenBucketLimiter, prepareRateLimit } from '../../src/index.js';
+import { type NodeAnswer, answerNode, prepareRateLimit } from '../../src/adapter.js';
+import { type Decision, ManualClock, TokenBucketLimiter } from '../../src/index.js';
 
 type Req = { rateLimit?: Decision };
 type Res = { sent: boolean; steps: string[] };

@@ -7,6 +7,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   type ConcurrencyShorthand,
+  type FirstRequestWindowShorthand,
   type FixedWindowShorthand,
   type LimiterChoice,
   ManualClock,
@@ -15,9 +16,8 @@ import {
   type RateLimiter,
   TokenBucketLimiter,
   type TokenBucketShorthand,
-  chooseLimiter,
-  prepareRateLimit,
 } from '../../src/index.js';
+import { chooseLimiter, prepareRateLimit } from '../../src/adapter.js';
 
 type Req = { readonly ip: string };
 const limiter: RateLimiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1 });
@@ -37,10 +37,12 @@ describe('LimiterChoice', () => {
     choose({ limiter });
   });
 
-  it("reads { windowMs, limit } without algorithm as the fixed window, as express-rate-limit's users write it", () => {
+  it("reads { windowMs, limit } without algorithm as the first-request window, as express-rate-limit's users write it", () => {
     choose({ windowMs: 900_000, limit: 100 });
     choose({ limit: 100 });
-    expectTypeOf({ windowMs: 900_000, limit: 100 } as const).toExtend<FixedWindowShorthand>();
+    expectTypeOf({ windowMs: 900_000, limit: 100 } as const).toExtend<FirstRequestWindowShorthand>();
+    expectTypeOf({ windowMs: 900_000, limit: 100 } as const).not.toExtend<FixedWindowShorthand>();
+    expectTypeOf({ algorithm: 'fixed-window', windowMs: 900_000, limit: 100 } as const).toExtend<FixedWindowShorthand>();
     expectTypeOf({ windowMs: 900_000, limit: 100 } as const).not.toExtend<TokenBucketShorthand>();
     // @ts-expect-error a window's sizes beside the bucket's: run time picks the token bucket and refuses limit
     choose({ limit: 100, capacity: 5 });

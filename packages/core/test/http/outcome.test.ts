@@ -7,7 +7,8 @@
  * is not watched; a hook failing after the response is a process warning, never an exception.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Decision, FixedWindowLimiter, ManualClock, prepareRateLimit } from '../../src/index.js';
+import { type Decision, FixedWindowLimiter, ManualClock } from '../../src/index.js';
+import { prepareRateLimit } from '../../src/adapter.js';
 import { doubleSettleWatch } from './mutants.js';
 import { fakeResponse } from './support.js';
 

@@ -6,7 +6,8 @@
  * onDecision sees every decision, and decide waits for a promise it returns.
  */
 import { describe, expect, it } from 'vitest';
-import { type Decision, ManualClock, RateLimiterError, TokenBucketLimiter, prepareRateLimit } from '../../src/index.js';
+import { type Decision, ManualClock, RateLimiterError, TokenBucketLimiter } from '../../src/index.js';
+import { prepareRateLimit } from '../../src/adapter.js';
 import { leakyPlan } from './mutants.js';
 import { counting } from './support.js';
 

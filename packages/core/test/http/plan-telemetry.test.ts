@@ -4,7 +4,8 @@
  * observer that throws changes nothing; no telemetry means nothing is called.
  */
 import { describe, expect, it } from 'vitest';
-import { type Decision, type DecisionOutcome, ManualClock, type RateLimiter, TokenBucketLimiter, outcomeOf, prepareRateLimit } from '../../src/index.js';
+import { type Decision, type DecisionOutcome, ManualClock, type RateLimiter, TokenBucketLimiter } from '../../src/index.js';
+import { outcomeOf, prepareRateLimit } from '../../src/adapter.js';
 
 type Seen = [DecisionOutcome, boolean, 'sync' | 'async'];
 

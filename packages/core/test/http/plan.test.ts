@@ -7,7 +7,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Decision, FixedWindowLimiter, ManualClock, MissingIpError, TokenBucketLimiter, ipKey, prepareRateLimit } from '../../src/index.js';
+import { type Decision, FixedWindowLimiter, ManualClock, MissingIpError, TokenBucketLimiter, ipKey } from '../../src/index.js';
+import { prepareRateLimit } from '../../src/adapter.js';
 import { sharedBucketPlan } from './mutants.js';
 import { counting, recorder } from './support.js';
 
@@ -28,7 +29,7 @@ describe('prepareRateLimit options', () => {
 
   it.each([
     [{ max: 100 }, 'unknown option "max": ratekeeper calls it "limit"'],
-    [{ keyGenerator: () => 'k' }, 'unknown option "keyGenerator": ratekeeper calls it "key"'],
+    [{ keyGenerator: () => 'k' }, 'unknown option "keyGenerator": this adapter calls it "key"'],
     [{ message: 'Too many' }, 'unknown option "message": write a handler instead'],
     [{ statusCode: 503 }, 'unknown option "statusCode": write a handler that sets it'],
     [{ standardHeaders: 'draft-7' }, `unknown option "standardHeaders": ratekeeper calls it "headers": 'draft-10'`],
@@ -37,21 +38,21 @@ describe('prepareRateLimit options', () => {
     [{ timeWindow: '1 minute' }, 'unknown option "timeWindow": ratekeeper takes "windowMs"'],
     [{ errorResponseBuilder: () => ({}) }, 'unknown option "errorResponseBuilder": write a handler instead'],
     [{ points: 5 }, 'unknown option "points": ratekeeper calls it "limit"'],
-    [{ duration: 60 }, 'unknown option "duration": ratekeeper takes "windowMs"'],
+    [{ duration: 60 }, 'unknown option "duration": this adapter takes "windowMs"'],
     [{ blockDuration: 60 }, 'unknown option "blockDuration": wrap the limiter in a BanLimiter'],
-    [{ whitelist: [] }, 'unknown option "whitelist": ratekeeper calls it "allowList"'],
+    [{ whitelist: [] }, 'unknown option "whitelist": this adapter\'s allowList takes IP addresses and CIDR ranges; koa-ratelimit\'s predicate is "skip"'],
   ])('refuses another library’s option %o saying what to write instead', (options, message) => {
     expect(() => prepare(options)).toThrow(TypeError);
     expect(() => prepare(options)).toThrow(`rateLimit: ${message}`);
   });
 
-  it('takes { windowMs, limit } without algorithm as a fixed window, as express-rate-limit counts', () => {
-    expect(prepare({ windowMs: 900_000, limit: 100 }).limiter.policies[0]).toMatchObject({ algorithm: 'fixed-window', limit: 100, windowMs: 900_000 });
+  it('takes { windowMs, limit } without algorithm as the first-request window, as express-rate-limit counts', () => {
+    expect(prepare({ windowMs: 900_000, limit: 100 }).limiter.policies[0]).toMatchObject({ algorithm: 'first-request-window', limit: 100, windowMs: 900_000 });
   });
 
   it('accepts the adapter’s own option names given as extra, and only those', () => {
     expect(() => prepare({ handler: () => undefined }, ['handler'])).not.toThrow();
-    expect(() => prepare({ handler: () => undefined, hook: 'x' }, ['handler'])).toThrowError(new TypeError('rateLimit: unknown option "hook"'));
+    expect(() => prepare({ handler: () => undefined, retries: 'x' }, ['handler'])).toThrowError(new TypeError('rateLimit: unknown option "retries"'));
   });
 
   it.each([
@@ -79,11 +80,15 @@ describe('prepareRateLimit options', () => {
     for (const headers of ['draft-10', 'legacy', 'both', false]) expect(() => prepare({ headers })).not.toThrow();
     for (const [headers, shown] of [
       ['draft-7', '"draft-7"'],
-      [true, 'true'],
       [null, 'null'],
     ] as const) {
       expect(() => prepare({ headers })).toThrowError(new TypeError(`rateLimit: headers must be 'draft-10', 'legacy', 'both' or false, got ${shown}`));
     }
+    // express-rate-limit's headers: true and koa-ratelimit's header names get their translation (peer-values.ts).
+    expect(() => prepare({ headers: true })).toThrowError(
+      /^rateLimit: headers must be 'draft-10', 'legacy', 'both' or false, got true: express-rate-limit's headers: true is headers: 'legacy'/,
+    );
+    expect(() => prepare({ headers: { remaining: 'X-Left' } })).toThrowError(/got an object: koa-ratelimit's header names are not configurable/);
     expect(() => prepare({ ipv6Subnet: 70 })).toThrowError(new RangeError('rateLimit: ipv6Subnet must be an integer from 32 to 64, got 70'));
     expect(() => prepare({ ipv6Subnet: '56' })).toThrowError(new TypeError('rateLimit: ipv6Subnet must be an integer from 32 to 64, got "56"'));
     expect(() => prepare({ missingIp: 'allow' })).toThrowError(new TypeError(`rateLimit: missingIp must be 'reject' or 'skip', got "allow"`));

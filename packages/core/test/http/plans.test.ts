@@ -5,7 +5,8 @@
  * and problem body; a name that is not a plan is a TypeError, uncounted; an async plan is awaited.
  */
 import { describe, expect, it } from 'vitest';
-import { CompositeLimiter, type Decision, FixedWindowLimiter, ManualClock, prepareRateLimit } from '../../src/index.js';
+import { CompositeLimiter, type Decision, FixedWindowLimiter, ManualClock } from '../../src/index.js';
+import { prepareRateLimit } from '../../src/adapter.js';
 import { counting, header, recorder } from './support.js';
 
 type Req = { readonly tier: string; readonly id: string };

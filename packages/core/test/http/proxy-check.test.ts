@@ -5,7 +5,8 @@
  * and the plan's proxyWarning option validated. The per-process record is cleared before each test.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock, type ProxySetting, prepareRateLimit } from '../../src/index.js';
+import { ManualClock, type ProxySetting } from '../../src/index.js';
+import { prepareRateLimit } from '../../src/adapter.js';
 import { HeaderOnlyProxyWarning, PerPlanProxyWarning, type ProxyWatch } from '../mutants/proxy-warning.js';
 import { ProxyWarning, hasForwardingHeader, isInternalAddress, proxyFinding } from '../../src/http/client/proxy-check.js';
 import { SAMPLE_EVERY, SAMPLE_FROM } from '../../src/http/client/proxy-check.js';

@@ -8,21 +8,11 @@
  */
 import type { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import {
-  CompositeLimiter,
-  ConcurrencyLimiter,
-  type Decision,
-  FixedWindowLimiter,
-  ManualClock,
-  type RateLimiter,
-  chooseLimiter,
-  policyField,
-  prepareRateLimit,
-} from '../../src/index.js';
+import { CompositeLimiter, ConcurrencyLimiter, type Decision, FixedWindowLimiter, ManualClock, type RateLimiter } from '../../src/index.js';
+import { chooseLimiter, policyField, prepareRateLimit, type NodeResponse } from '../../src/adapter.js';
 import type { PreparedRateLimit } from '../../src/adapter.js';
 import { refundsLeases } from '../mutants/refunds-leases.js';
 import { fakeResponse } from './support.js';
-import { type NodeResponse } from '../../src/adapter.js';
 
 type Req = { readonly id: string };
 

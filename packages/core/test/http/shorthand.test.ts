@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  FirstRequestWindowLimiter,
   FixedWindowLimiter,
   GcraLimiter,
   type LimiterChoice,
@@ -15,9 +16,8 @@ import {
   SlidingLogLimiter,
   SlidingWindowLimiter,
   TokenBucketLimiter,
-  chooseLimiter,
-  prepareRateLimit,
 } from '../../src/index.js';
+import { chooseLimiter, prepareRateLimit } from '../../src/adapter.js';
 
 const OWNER = 'rateLimit';
 const choose = (o: unknown) => chooseLimiter(OWNER, o as LimiterChoice);
@@ -33,24 +33,28 @@ describe('chooseLimiter defaults', () => {
   it.each([
     ['sliding-window', SlidingWindowLimiter],
     ['fixed-window', FixedWindowLimiter],
+    ['first-request-window', FirstRequestWindowLimiter],
     ['sliding-log', SlidingLogLimiter],
   ] as const)('builds a %s of 60 per 60,000 ms', (algorithm, type) => {
     const limiter = choose({ algorithm });
     expect(limiter).toBeInstanceOf(type);
-    const prefix = { 'sliding-window': 'sw', 'fixed-window': 'fw', 'sliding-log': 'sl' }[algorithm];
+    const prefix = { 'sliding-window': 'sw', 'fixed-window': 'fw', 'first-request-window': 'frw', 'sliding-log': 'sl' }[algorithm];
     expect(limiter.policies).toEqual([{ algorithm, name: `${prefix}-60-60000`, limit: 60, windowMs: 60_000 }]);
   });
 
-  it.each(['token-bucket', 'sliding-window', 'fixed-window', 'sliding-log'] as const)('admits exactly 60 at one instant by default (%s), then waits', (algorithm) => {
-    const clock = new ManualClock(1_700_000_040_000);
-    const limiter = choose({ algorithm, clock });
-    const admitted = Array.from({ length: 100 }, () => limiter.consume('k')).filter((d) => (d as { allowed: boolean }).allowed).length;
-    expect(admitted).toBe(60);
-    // A token in 1 s; the next fixed window; the next window once 1/60 of it has slid past the full one;
-    // the log's oldest entry a full minute later.
-    const wait = { 'token-bucket': 1000, 'fixed-window': 60_000, 'sliding-window': 61_000, 'sliding-log': 60_000 }[algorithm];
-    expect(limiter.consume('k')).toMatchObject({ allowed: false, retryAfterMs: wait });
-  });
+  it.each(['token-bucket', 'sliding-window', 'fixed-window', 'first-request-window', 'sliding-log'] as const)(
+    'admits exactly 60 at one instant by default (%s), then waits',
+    (algorithm) => {
+      const clock = new ManualClock(1_700_000_040_000);
+      const limiter = choose({ algorithm, clock });
+      const admitted = Array.from({ length: 100 }, () => limiter.consume('k')).filter((d) => (d as { allowed: boolean }).allowed).length;
+      expect(admitted).toBe(60);
+      // A token in 1 s; the next fixed window; the next window once 1/60 of it has slid past the full one;
+      // the log's oldest entry a full minute later; the key's own window, a full minute after its first request.
+      const wait = { 'token-bucket': 1000, 'fixed-window': 60_000, 'first-request-window': 60_000, 'sliding-window': 61_000, 'sliding-log': 60_000 }[algorithm];
+      expect(limiter.consume('k')).toMatchObject({ allowed: false, retryAfterMs: wait });
+    },
+  );
 
   it("builds 'gcra' as GCRA users know it: the token bucket of capacity burst, one token per emission interval", () => {
     const limiter = choose({ algorithm: 'gcra' });
@@ -129,15 +133,23 @@ describe('chooseLimiter refusals', () => {
   it.each([
     [
       { algorithm: 'token-bucket', limit: 5 },
-      "rateLimit: limit does not apply to algorithm 'token-bucket' ('token-bucket', takes capacity and refillPerSecond; to use limit, pick an algorithm that takes it: 'sliding-window', 'fixed-window', 'sliding-log', 'concurrency')",
+      "rateLimit: limit does not apply to algorithm 'token-bucket' ('token-bucket', takes capacity and refillPerSecond; to use limit, pick an algorithm that takes it: 'sliding-window', 'fixed-window', 'first-request-window', 'sliding-log', 'concurrency')",
     ],
     [
       { capacity: 5, windowMs: 1000 },
-      "rateLimit: windowMs does not apply to algorithm 'token-bucket' (the default, 'token-bucket', takes capacity and refillPerSecond; to use windowMs, pick an algorithm that takes it: 'sliding-window', 'fixed-window', 'sliding-log')",
+      "rateLimit: windowMs does not apply to algorithm 'token-bucket' (the default, 'token-bucket', takes capacity and refillPerSecond; to use windowMs, pick an algorithm that takes it: 'sliding-window', 'fixed-window', 'first-request-window', 'sliding-log')",
     ],
     [
       { algorithm: 'gcra', capacity: 5 },
       "rateLimit: capacity does not apply to algorithm 'gcra' ('gcra', takes emissionIntervalMs and burst; to use capacity, pick an algorithm that takes it: 'token-bucket')",
+    ],
+    [
+      { windowMs: 60_000, limit: 100, capacity: 5 },
+      "rateLimit: capacity does not go with limit and windowMs: capacity is an option of 'token-bucket'; drop it, or name the algorithm and give only its sizes",
+    ],
+    [
+      { capacity: 5, refillPerSecond: 1, limit: 100 },
+      "rateLimit: limit does not apply to algorithm 'token-bucket' (the default, 'token-bucket', takes capacity and refillPerSecond; to use limit, pick an algorithm that takes it: 'sliding-window', 'fixed-window', 'first-request-window', 'sliding-log', 'concurrency')",
     ],
   ])('says what to write instead of %o', (options, message) => {
     expect(() => choose(options)).toThrowError(new TypeError(message));
@@ -146,10 +158,10 @@ describe('chooseLimiter refusals', () => {
   it.each([
     [
       { windowMs: 900_000, limit: 100 },
-      { algorithm: 'fixed-window', limit: 100, windowMs: 900_000 },
+      { algorithm: 'first-request-window', limit: 100, windowMs: 900_000 },
     ],
-    [{ limit: 5 }, { algorithm: 'fixed-window', limit: 5, windowMs: 60_000 }],
-    [{ windowMs: 1000 }, { algorithm: 'fixed-window', limit: 60, windowMs: 1000 }],
+    [{ limit: 5 }, { algorithm: 'first-request-window', limit: 5, windowMs: 60_000 }],
+    [{ windowMs: 1000 }, { algorithm: 'first-request-window', limit: 60, windowMs: 1000 }],
     [{}, { algorithm: 'token-bucket', capacity: 60 }],
   ])('without algorithm, %o builds the window express-rate-limit users expect', (options, policy) => {
     expect(choose(options).policies[0]).toMatchObject(policy);
@@ -168,7 +180,7 @@ describe('chooseLimiter refusals', () => {
     [{}, 'an object'],
   ])('refuses algorithm %o, naming it', (algorithm, shown) => {
     expect(() => choose({ algorithm })).toThrowError(
-      new TypeError(`rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'sliding-log', 'gcra' or 'concurrency', got ${shown}`),
+      new TypeError(`rateLimit: algorithm must be 'token-bucket', 'sliding-window', 'fixed-window', 'first-request-window', 'sliding-log', 'gcra' or 'concurrency', got ${shown}`),
     );
   });
 

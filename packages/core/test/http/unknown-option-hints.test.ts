@@ -8,7 +8,7 @@
  * options tests).
  */
 import { describe, expect, it } from 'vitest';
-import { prepareRateLimit } from '../../src/index.js';
+import { prepareRateLimit } from '../../src/adapter.js';
 import { closestName, editDistance } from '../../src/http/options/closest.js';
 import { OPTIONS } from '../../src/http/options/options.js';
 
@@ -76,11 +76,11 @@ describe('prepareRateLimit refuses an unknown option saying what to write instea
   it('writes the handler for message and statusCode in the framework the adapter names', () => {
     expect(() => prepare({ message: 'x' }, [], 'koa')).toThrowError(
       new TypeError(
-        `rateLimit: unknown option "message": write a handler instead: handler: (ctx) => { ctx.body = 'Too many requests' } (it runs with ctx.status already set to 429)`,
+        `rateLimit: unknown option "message" of @ratekeeper/koa: write a handler instead: handler: (ctx) => { ctx.body = 'Too many requests' } (it runs with ctx.status already set to 429)`,
       ),
     );
     expect(() => prepare({ statusCode: 503 }, [], 'hono')).toThrowError(
-      new TypeError(`rateLimit: unknown option "statusCode": write a handler that sets it: handler: (c) => c.text('…', 503) (the default is 429)`),
+      new TypeError(`rateLimit: unknown option "statusCode" of @ratekeeper/hono: write a handler that sets it: handler: (c) => c.text('…', 503) (the default is 429)`),
     );
   });
 

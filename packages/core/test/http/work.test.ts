@@ -8,11 +8,11 @@
  * abandonedMs is validated at creation.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CompositeLimiter, ConcurrencyLimiter, type Decision, FixedWindowLimiter, ManualClock, prepareRateLimit } from '../../src/index.js';
+import { CompositeLimiter, ConcurrencyLimiter, type Decision, FixedWindowLimiter, ManualClock } from '../../src/index.js';
+import { prepareRateLimit, type Finished, type Watch } from '../../src/adapter.js';
 import type { Claim } from '../../src/http/settle/settle.js';
 import { watcher } from '../../src/http/settle/work.js';
 import { type FakeResponse, fakeResponse } from './support.js';
-import { type Finished, type Watch } from '../../src/adapter.js';
 
 type Req = { readonly id: string };
 type Step = (r: FakeResponse, work: ReturnType<Watch<Req>>) => void;

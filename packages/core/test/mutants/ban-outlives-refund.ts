@@ -3,7 +3,8 @@
  * fix): a refund gives back to the algorithm and leaves a running ban as it is, so six concurrent
  * logins that all succeed ban the key for the whole `banMs`. The ban-refund checks must catch it.
  */
-import { type MemoryBinding, MemoryStore, type StoreBinding } from '../../src/index.js';
+import { MemoryStore, type StoreBinding } from '../../src/index.js';
+import { type MemoryBinding } from '../../src/store/index.js';
 import type { MemoryBans } from '../../src/memory/memory-ban.js';
 
 export class BanOutlivesRefundStore extends MemoryStore {

@@ -5,7 +5,7 @@
  * The never-above-full property must catch it.
  */
 import type { Algorithm, FixedWindowPolicy } from '../../src/index.js';
-import { fixedWindow } from '../../src/index.js';
+import { fixedWindow } from '../../src/store/index.js';
 
 export const overfillingRefund: Algorithm<FixedWindowPolicy> = {
   ...fixedWindow,

@@ -3,8 +3,9 @@
  * request made while banned (a client retrying politely stays banned forever). The ban tests must
  * catch it.
  */
-import { type Decision, type MemoryBinding, type StoreBinding } from '../../src/index.js';
-import { bannedDecision } from '../../src/store/index.js';
+import type { Decision, StoreBinding } from '../../src/index.js';
+import { bannedDecision } from '../../src/decision.js';
+import type { MemoryBinding } from '../../src/store/index.js';
 
 export function rebanOnDenial(inner: MemoryBinding, banMs: number): StoreBinding<'sync'> {
   const until = new Map<string, number>();

@@ -8,7 +8,8 @@
  * - `lastOnlyCancelReserve` is the rule before the booking ledger: a cancel succeeds only while no
  *   booking made after it on the key is still live, so in a burst an aborted request keeps its units.
  */
-import { type Limiter, type MemoryBinding, type Policy, type Reservation, type ReserveOptions, reserve } from '../../src/index.js';
+import { type Limiter, type Policy, type Reservation, type ReserveOptions, reserve } from '../../src/index.js';
+import { type MemoryBinding } from '../../src/store/index.js';
 
 export type ReserveFn = (limiter: Limiter<Policy, 'sync'>, key: string, cost: number, options?: ReserveOptions) => Reservation;
 

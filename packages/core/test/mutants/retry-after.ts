@@ -4,7 +4,8 @@
  *   client is told to come back before the request can fit.
  * - `lateRetry` promises one millisecond more than needed: honest, but not exact.
  */
-import { type Algorithm, type Policy, type TokenBucketPolicy, tokenBucket } from '../../src/index.js';
+import { type Algorithm, type Policy, type TokenBucketPolicy } from '../../src/index.js';
+import { tokenBucket } from '../../src/store/index.js';
 
 export const floorRetryTokenBucket: Algorithm<TokenBucketPolicy> = {
   ...tokenBucket,

@@ -3,7 +3,8 @@
  * table it does not own. Each mutant store plugs in one broken table; the frame itself follows the
  * store contract (decide, and write only when allowed).
  */
-import { type Algorithm, type Decision, type Policy, type StepOutput, type StoreBinding, stepOutput, toDecision } from '../../src/index.js';
+import { type Algorithm, type Decision, type Policy, type StepOutput, type StoreBinding } from '../../src/index.js';
+import { stepOutput, toDecision } from '../../src/store/index.js';
 
 export interface Table {
   get(key: string): Float64Array | undefined;

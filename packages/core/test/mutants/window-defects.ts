@@ -9,7 +9,8 @@
  * - `currentWeightedSlidingWindow` weights the current window's count by the elapsed fraction as well,
  *   so a burst late in one fixed window can exceed the limit inside it.
  */
-import { type Algorithm, type FixedWindowPolicy, type SlidingWindowPolicy, fixedWindow, slidingWindow } from '../../src/index.js';
+import { type Algorithm, type FixedWindowPolicy, type SlidingWindowPolicy } from '../../src/index.js';
+import { fixedWindow, slidingWindow } from '../../src/store/index.js';
 
 export const clockTrustingFixedWindow: Algorithm<FixedWindowPolicy> = {
   ...fixedWindow,

@@ -10,7 +10,8 @@
  *   an already-cancelled context must not consume (golang/go#54541; songzhibin97/gkit#134).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock, type MemoryBinding, SlidingWindowLimiter, TokenBucketLimiter, reserve, wait } from '../../src/index.js';
+import { ManualClock, SlidingWindowLimiter, TokenBucketLimiter, reserve, wait } from '../../src/index.js';
+import { type MemoryBinding } from '../../src/store/index.js';
 
 const T0 = 1_700_000_000_000;
 

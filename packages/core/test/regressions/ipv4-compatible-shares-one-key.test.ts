@@ -12,7 +12,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IpList, ManualClock, TokenBucketLimiter, ipKey, prepareRateLimit } from '../../src/index.js';
+import { IpList, ManualClock, TokenBucketLimiter, ipKey } from '../../src/index.js';
+import { prepareRateLimit } from '../../src/adapter.js';
 import { counting } from '../http/support.js';
 import { type KeyOf, compatibleGroupedIpKey } from '../http/mutants.js';
 import { type Groups, spell, spelling } from '../http/ipv6.js';

@@ -8,7 +8,8 @@
  * the synchronous path and rejecting its promise on the async one, with nothing counted.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock, TokenBucketLimiter, prepareRateLimit } from '../../src/index.js';
+import { ManualClock, TokenBucketLimiter } from '../../src/index.js';
+import { prepareRateLimit } from '../../src/adapter.js';
 import { counting } from '../http/support.js';
 import { expectReject, expectThrow } from '../support/expect-error.js';
 

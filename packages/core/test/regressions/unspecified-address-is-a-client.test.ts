@@ -11,7 +11,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IpList, ManualClock, MissingIpError, TokenBucketLimiter, ipKey, prepareRateLimit } from '../../src/index.js';
+import { IpList, ManualClock, MissingIpError, TokenBucketLimiter, ipKey } from '../../src/index.js';
+import { prepareRateLimit } from '../../src/adapter.js';
 import { counting } from '../http/support.js';
 import { type KeyOf, unspecifiedByTextIpKey } from '../http/mutants.js';
 import { type Groups, spell, spelling } from '../http/ipv6.js';

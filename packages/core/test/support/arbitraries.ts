@@ -5,7 +5,7 @@
  * and long idles all occur.
  */
 import fc from 'fast-check';
-import { type Case, type Target, composite, fixedWindowCase, single, slidingLogCase, slidingWindowCase, tokenBucketCase } from './subjects.js';
+import { type Case, type Target, composite, firstRequestWindowCase, fixedWindowCase, single, slidingLogCase, slidingWindowCase, tokenBucketCase } from './subjects.js';
 
 /** Fractional and awkward rates on purpose (1/3 and 0.769… have no exact binary interval), and the extremes. */
 const refillRate = fc.oneof(fc.constantFrom(0.5, 1 / 3, 0.7692307692307693, 2, 7, 16, 1000, 1e6, 1e-3), fc.double({ min: 0.05, max: 500, noNaN: true }));
@@ -17,8 +17,9 @@ const windowShape = fc.record({ limit: fc.integer({ min: 1, max: 10 }), windowMs
 
 export const slidingWindowCases = windowShape.map(({ limit, windowMs: w }) => slidingWindowCase(limit, w));
 export const fixedWindowCases = windowShape.map(({ limit, windowMs: w }) => fixedWindowCase(limit, w));
+export const firstRequestWindowCases = windowShape.map(({ limit, windowMs: w }) => firstRequestWindowCase(limit, w));
 export const slidingLogCases = windowShape.map(({ limit, windowMs: w }) => slidingLogCase(limit, w));
-export const anyCase = fc.oneof(tokenBucketCases, slidingWindowCases, fixedWindowCases, slidingLogCases);
+export const anyCase = fc.oneof(tokenBucketCases, slidingWindowCases, fixedWindowCases, firstRequestWindowCases, slidingLogCases);
 
 /** An epoch instant between 2020 and 2030. */
 export const startInstant = fc.integer({ min: 1_577_836_800_000, max: 1_893_456_000_000 });

@@ -10,10 +10,10 @@ import {
   type Clock,
   CompositeLimiter,
   type Decision,
+  FirstRequestWindowLimiter,
   FixedWindowLimiter,
   type Limiter,
   ManualClock,
-  type MemoryBinding,
   MemoryStore,
   type Policy,
   type RateLimiter,
@@ -22,6 +22,7 @@ import {
   type Store,
   TokenBucketLimiter,
 } from '../../src/index.js';
+import { type MemoryBinding } from '../../src/store/index.js';
 
 export interface Subject {
   consume(key: string, now: number, cost: number): Decision;
@@ -74,6 +75,15 @@ export function fixedWindowCase(limit: number, windowMs: number): Case {
     limit,
     scaleMs: windowMs,
     create: (clock, store) => new FixedWindowLimiter(store ? { limit, windowMs, clock, store } : { limit, windowMs, clock }),
+  });
+}
+
+export function firstRequestWindowCase(limit: number, windowMs: number): Case {
+  return labelled({
+    label: `first-request window L=${limit} W=${windowMs}ms`,
+    limit,
+    scaleMs: windowMs,
+    create: (clock, store) => new FirstRequestWindowLimiter(store ? { limit, windowMs, clock, store } : { limit, windowMs, clock }),
   });
 }
 

@@ -18,6 +18,10 @@
  *   "skip", it would be counted silently), a key that is not a string and a cost that is not a positive
  *   integer are the caller's bug: a TypeError / RangeError naming the hook and the value. `plan(req)` must name one of the
  *   plans (plans.ts).
+ * - `key(req, client)` is handed the default key as `client` (the client IP's key, undefined when it
+ *   has no usable IP), so a key can scope the client (a route key: route-key.ts) without reading the
+ *   address itself; a key that throws (or rejects with) a MissingIpError is a request without a
+ *   usable IP, like the default key's.
  * - No usable IP for the default key: MissingIpError, or uncounted with missingIp: 'skip'.
  * - The limiter failing in any way (consume throwing, its promise rejecting, or an answer that is not
  *   a Decision, see decision-check.ts) is one RateLimiterError whose cause is the original.
@@ -48,9 +52,12 @@ export type Decided = Decision | undefined | null;
 
 export type Hook<Req, T> = ((req: Req) => T | PromiseLike<T>) | undefined;
 
+/** KeyHook: `key(req, client)`, where `client` is the default key (the client IP's, undefined without one). */
+export type KeyHook<Req> = ((req: Req, client: string | undefined) => string | PromiseLike<string>) | undefined;
+
 export interface Hooks<Req> {
   readonly skip: Hook<Req, boolean>;
-  readonly key: Hook<Req, string>;
+  readonly key: KeyHook<Req>;
   readonly cost: Hook<Req, number>;
   /** Chooses the limiter by name (plans); undefined when one limiter serves every request. */
   readonly plan: Hook<Req, string>;
@@ -170,8 +177,14 @@ export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: u
   async function resume(req: Req, ip: string | undefined, stage: Stage, pending: PromiseLike<unknown>, k?: string, c = 1): Promise<Decided> {
     if (stage === SKIP && skipped(await pending)) return undefined;
     if (stage <= KEY) {
-      if (key !== undefined) k = keyed(stage === KEY ? await pending : await key(req));
-      else if ((k = keyOfIp(ip)) === undefined) return noIp();
+      if (key !== undefined) {
+        try {
+          k = keyed(stage === KEY ? await pending : await key(req, keyOfIp(ip)));
+        } catch (error) {
+          if (error instanceof MissingIpError) return noIp();
+          throw error;
+        }
+      } else if ((k = keyOfIp(ip)) === undefined) return noIp();
     }
     if (stage <= COST && cost !== undefined) c = costed(stage === COST ? await pending : await cost(req));
     let l = limiter;
@@ -191,7 +204,13 @@ export function decider<Req>(owner: string, limiter: RateLimiter, pick: (name: u
     }
     let k: string | undefined;
     if (key !== undefined) {
-      const got = key(req);
+      let got: string | PromiseLike<string>;
+      try {
+        got = key(req, keyOfIp(ip));
+      } catch (error) {
+        if (error instanceof MissingIpError) return noIp();
+        throw error;
+      }
       if (isThenable(got)) return resume(req, ip, KEY, got);
       k = keyed(got);
     } else if ((k = keyOfIp(ip)) === undefined) return noIp();

@@ -24,7 +24,7 @@ import type { Clock } from '../../clock.js';
 import type { Decision } from '../../decision.js';
 import type { RateLimiter } from '../../limiter/limiter.js';
 import { type Reservation, clockOf, reservable, reserve, whenDue } from '../../limiter/reserve.js';
-import type { Mode } from '../../store.js';
+import type { Mode } from '../../store/contract.js';
 import { describeValue } from '../../validate.js';
 
 /** DEFAULT_MAX_DELAY_MS bounds a delayed request's wait when `maxDelayMs` is not given. */

@@ -2,19 +2,20 @@
  * The option registry: every option `rateLimit()` takes, named once, in its group, and each
  * algorithm's size options with their defaults. The shorthand (./shorthand.ts: which sizes an
  * algorithm takes, the defaults it builds with, the hint for a size it does not take), prepareRateLimit's
- * unknown-option check (./prepare.ts), `plans` (./plans.ts) and Fastify's per-route config (which
+ * unknown-option check (../prepare.ts), `plans` (./plans.ts) and Fastify's per-route config (which
  * options choose the limiter) all read their lists here, so an option added here is known to each.
  * A size is checked by its limiter's constructor; every other option's default and validator are in
  * ./checks.ts, the registry's other half; what users see on hover is the JSDoc of the option types.
  */
 
-export type AlgorithmShorthand = 'token-bucket' | 'sliding-window' | 'fixed-window' | 'sliding-log' | 'gcra' | 'concurrency';
+export type AlgorithmShorthand = 'token-bucket' | 'sliding-window' | 'fixed-window' | 'first-request-window' | 'sliding-log' | 'gcra' | 'concurrency';
 
 /** Every algorithm's size options and their defaults (concurrency's retryAfterMs is its limiter's own default). */
 export const SIZES = {
   'token-bucket': { capacity: 60, refillPerSecond: 1 },
   'sliding-window': { limit: 60, windowMs: 60_000 },
   'fixed-window': { limit: 60, windowMs: 60_000 },
+  'first-request-window': { limit: 60, windowMs: 60_000 },
   'sliding-log': { limit: 60, windowMs: 60_000 },
   gcra: { emissionIntervalMs: 1000, burst: 60 },
   concurrency: { limit: 10, retryAfterMs: 1000 },

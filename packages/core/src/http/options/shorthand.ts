@@ -5,9 +5,10 @@
  *
  * - 'token-bucket' (the default): capacity 60, refillPerSecond 1 — bursts of 60, then 1 per second;
  *   but `limit` or `windowMs` without `algorithm` (and without capacity/refillPerSecond) picks
- *   'fixed-window', the window express-rate-limit and its kin count by: { windowMs: 900_000, limit: 100 };
+ *   'first-request-window', the window express-rate-limit and its kin count by: { windowMs: 900_000, limit: 100 };
  * - 'sliding-window': limit 60 per windowMs 60,000;
- * - 'fixed-window': limit 60 per windowMs 60,000;
+ * - 'first-request-window': limit 60 per windowMs 60,000, each key's window starting at its first request;
+ * - 'fixed-window': limit 60 per windowMs 60,000, every key's windows aligned on multiples of windowMs;
  * - 'sliding-log': limit 60 per windowMs 60,000, exact over any rolling minute (61 numbers per key);
  * - 'gcra': burst 60, emissionIntervalMs 1000 — GCRA's own parameters for the very same token bucket
  *   (core's GcraLimiter, an honest alias: capacity = burst, one token every emission interval; GCRA's
@@ -18,14 +19,14 @@
  * Giving both `limiter` and shorthand options is an error, as is a shorthand option that the chosen
  * algorithm does not take (a silent ignore would hide a typo'd limit), and so is a limiter on a shared
  * `store` whose derived name another live limiter there already has (two routes with the same
- * settings would share one budget: ../store-names.ts); `name` tells them apart, or joins them on purpose.
+ * settings would share one budget: ../../limiter/store-names.ts); `name` tells them apart, or joins them on purpose.
  */
 import type { Clock } from '../../clock.js';
 import type { RateLimiter } from '../../limiter/limiter.js';
 import { ConcurrencyLimiter } from '../../limiter/concurrency-limiter.js';
 import { GcraLimiter } from '../../limiter/gcra.js';
-import { FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '../../limiter/bucket-and-window.js';
-import type { Store } from '../../store.js';
+import { FirstRequestWindowLimiter, FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '../../limiter/bucket-and-window.js';
+import type { Store } from '../../store/contract.js';
 import { describeValue } from '../../validate.js';
 import { clashOf } from '../../limiter/store-names.js';
 import { ALGORITHMS, type AlgorithmShorthand, SHORTHAND, SIZES, SIZE_OPTIONS, type SizeOption, sizesOf } from './options.js';
@@ -50,17 +51,40 @@ interface AnyShorthand {
   readonly plan: unknown;
 }
 
+/** Where each size option belongs, as a type error names it. */
+interface Owners {
+  readonly capacity: 'a token-bucket option';
+  readonly refillPerSecond: 'a token-bucket option';
+  readonly limit: 'a window or concurrency option';
+  readonly windowMs: 'a window option (fixed-window, sliding-window, sliding-log)';
+  readonly emissionIntervalMs: 'a gcra option';
+  readonly burst: 'a gcra option';
+  readonly retryAfterMs: 'a concurrency option';
+}
+
 /**
- * Refused names: each option of `K` may be left out (or undefined) but never given, so a typo'd or
- * misplaced option (`limit` on a token bucket) fails to compile as it fails at run time.
+ * Misplaced<P, Here> is the type of a size option `P` that `Here` does not take: a sentence naming
+ * the mistake, so that `{ windowMs, limit, capacity: 5 }` fails to compile with "Type 'number' is not
+ * assignable to type '"capacity is a token-bucket option, not a fixed-window one"'" rather than with
+ * "not assignable to type 'undefined'". No value is ever that sentence; leaving the option out (or
+ * undefined) is all that compiles.
  */
-type Refused<K extends keyof AnyShorthand> = { readonly [P in K]?: never };
+export type Misplaced<P extends SizeOption, Here extends string> = `${P} is ${Owners[P]}, not a ${Here} one`;
+
+/** Refused<K, Here>: each size option of `K` may be left out but never given, its type naming the mistake. */
+type Refused<K extends SizeOption, Here extends string> = { readonly [P in K]?: Misplaced<P, Here> };
+
+/** Options refused outright (`limiter`, `plans`, `plan` beside the shorthand; `algorithm`, `name`, `store`, `clock` beside a limiter): never given. */
+type NotBeside<K extends keyof AnyShorthand> = { readonly [P in K]?: never };
+
+/** Sizes refused beside a ready `limiter`, each with a sentence. */
+type BesideLimiter<K extends SizeOption> = { readonly [P in K]?: `${P} goes to the limiter you build, not beside limiter` };
 
 /** The sizes of every algorithm, each refused by the algorithms that do not take it. */
 type Sizes = SizeOption;
 
 /** The options every shorthand algorithm takes besides its sizes. */
-export interface ShorthandCommon extends Refused<'limiter' | 'plans' | 'plan'> {
+export interface ShorthandCommon extends NotBeside<'limiter' | 'plans' | 'plan'> {
   /**
    * The policy's name in headers and store keys (default: derived from the settings, e.g. `tb-60-1`).
    * On a shared `store` one name is one budget: two shorthand limiters with the same settings and no
@@ -74,7 +98,7 @@ export interface ShorthandCommon extends Refused<'limiter' | 'plans' | 'plan'> {
 }
 
 /** `algorithm: 'token-bucket'`, the default: bursts of `capacity`, then `refillPerSecond` (TokenBucketLimiter). */
-export interface TokenBucketShorthand extends ShorthandCommon, Refused<Exclude<Sizes, 'capacity' | 'refillPerSecond'>> {
+export interface TokenBucketShorthand extends ShorthandCommon, Refused<Exclude<Sizes, 'capacity' | 'refillPerSecond'>, 'token-bucket'> {
   /** The default when neither `limit` nor `windowMs` is given. */
   readonly algorithm?: 'token-bucket';
   /** Bucket size: the largest burst, a positive integer (default 60). */
@@ -92,16 +116,25 @@ export interface WindowSizes extends ShorthandCommon {
 }
 
 /**
- * `algorithm: 'fixed-window'`: at most `limit` per epoch-aligned window of `windowMs` (FixedWindowLimiter).
- * Also what `{ windowMs, limit }` without `algorithm` builds, as express-rate-limit counts.
+ * `algorithm: 'first-request-window'`: at most `limit` per window of `windowMs` that starts at each key's
+ * first request (FirstRequestWindowLimiter). Also what `{ windowMs, limit }` without `algorithm`
+ * builds: the window express-rate-limit, @fastify/rate-limit and rate-limiter-flexible count.
  */
-export interface FixedWindowShorthand extends WindowSizes, Refused<Exclude<Sizes, 'limit' | 'windowMs'>> {
+export interface FirstRequestWindowShorthand extends WindowSizes, Refused<Exclude<Sizes, 'limit' | 'windowMs'>, 'first-request-window'> {
   /** Chosen by default when `limit` or `windowMs` is given without `algorithm` (and without capacity/refillPerSecond). */
-  readonly algorithm?: 'fixed-window';
+  readonly algorithm?: 'first-request-window';
+}
+
+/**
+ * `algorithm: 'fixed-window'`: at most `limit` per epoch-aligned window of `windowMs`, every key
+ * resetting at the same multiples of `windowMs` (FixedWindowLimiter).
+ */
+export interface FixedWindowShorthand extends WindowSizes, Refused<Exclude<Sizes, 'limit' | 'windowMs'>, 'fixed-window'> {
+  readonly algorithm: 'fixed-window';
 }
 
 /** `algorithm: 'sliding-window'`: at most `limit` per `windowMs`, weighted across windows (SlidingWindowLimiter). */
-export interface SlidingWindowShorthand extends WindowSizes, Refused<Exclude<Sizes, 'limit' | 'windowMs'>> {
+export interface SlidingWindowShorthand extends WindowSizes, Refused<Exclude<Sizes, 'limit' | 'windowMs'>, 'sliding-window'> {
   readonly algorithm: 'sliding-window';
 }
 
@@ -109,12 +142,12 @@ export interface SlidingWindowShorthand extends WindowSizes, Refused<Exclude<Siz
  * `algorithm: 'sliding-log'`: at most `limit` in any `windowMs`, exactly (SlidingLogLimiter: limit + 1
  * numbers per key, so limit is at most 10,000).
  */
-export interface SlidingLogShorthand extends WindowSizes, Refused<Exclude<Sizes, 'limit' | 'windowMs'>> {
+export interface SlidingLogShorthand extends WindowSizes, Refused<Exclude<Sizes, 'limit' | 'windowMs'>, 'sliding-log'> {
   readonly algorithm: 'sliding-log';
 }
 
 /** `algorithm: 'gcra'`: the token bucket in GCRA's own parameters (GcraLimiter; defaults are the token bucket's). */
-export interface GcraShorthand extends ShorthandCommon, Refused<Exclude<Sizes, 'emissionIntervalMs' | 'burst'>> {
+export interface GcraShorthand extends ShorthandCommon, Refused<Exclude<Sizes, 'emissionIntervalMs' | 'burst'>, 'gcra'> {
   readonly algorithm: 'gcra';
   /** T, the milliseconds between requests at the sustained rate, > 0 (default 1000). */
   readonly emissionIntervalMs?: number;
@@ -123,7 +156,7 @@ export interface GcraShorthand extends ShorthandCommon, Refused<Exclude<Sizes, '
 }
 
 /** `algorithm: 'concurrency'`: at most `limit` requests in flight per key, each released when its work ends (ConcurrencyLimiter). */
-export interface ConcurrencyShorthand extends ShorthandCommon, Refused<Exclude<Sizes, 'limit' | 'retryAfterMs'>> {
+export interface ConcurrencyShorthand extends ShorthandCommon, Refused<Exclude<Sizes, 'limit' | 'retryAfterMs'>, 'concurrency'> {
   readonly algorithm: 'concurrency';
   /** Most requests (units of cost) in flight per key at once, a positive integer (default 10). */
   readonly limit?: number;
@@ -132,7 +165,7 @@ export interface ConcurrencyShorthand extends ShorthandCommon, Refused<Exclude<S
 }
 
 /** A ready limiter: any core limiter, a composite included, on any store; no shorthand option goes with it. */
-export interface ReadyLimiter extends Refused<Exclude<keyof AnyShorthand, 'limiter'>> {
+export interface ReadyLimiter extends BesideLimiter<SizeOption>, NotBeside<Exclude<keyof AnyShorthand, 'limiter' | SizeOption>> {
   /** The limiter that decides every request (its own store, clock and name). */
   readonly limiter: RateLimiter;
 }
@@ -143,36 +176,66 @@ export interface ReadyLimiter extends Refused<Exclude<keyof AnyShorthand, 'limit
  * accepts them at run time. `{ algorithm: 'token-bucket', limit: 5 }` and `{ limiter, capacity: 5 }`
  * do not compile.
  */
-export type LimiterChoice = ReadyLimiter | TokenBucketShorthand | FixedWindowShorthand | SlidingWindowShorthand | SlidingLogShorthand | GcraShorthand | ConcurrencyShorthand;
+export type LimiterChoice =
+  | ReadyLimiter
+  | TokenBucketShorthand
+  | FirstRequestWindowShorthand
+  | FixedWindowShorthand
+  | SlidingWindowShorthand
+  | SlidingLogShorthand
+  | GcraShorthand
+  | ConcurrencyShorthand;
+
+/** The shorthand as the implementation reads it: every option as its real type (the refused ones' sentences are for the type checker only). */
+type Loose = Partial<AnyShorthand>;
 
 /** given reads an option; null is refused rather than read as "use the default". */
-function given<K extends keyof LimiterChoice>(owner: string, o: LimiterChoice, k: K): LimiterChoice[K] {
+function given<K extends keyof Loose>(owner: string, o: Loose, k: K): Loose[K] {
   if (o[k] === null) throw new TypeError(`${owner}: ${k} must not be null (leave it out for the default)`);
   return o[k];
 }
 
 /** chooseLimiter returns the caller's limiter or builds the shorthand one. */
-export function chooseLimiter(owner: string, o: LimiterChoice): RateLimiter {
+export function chooseLimiter(owner: string, choice: LimiterChoice): RateLimiter {
+  const o = choice as unknown as Loose;
   const present = SHORTHAND.filter((k) => given(owner, o, k) !== undefined);
   if (given(owner, o, 'limiter') !== undefined) {
     if (present.length > 0) throw new TypeError(`${owner}: give either limiter or algorithm options, not both (got limiter and ${present.join(', ')})`);
     return checkLimiter(`${owner}: limiter`, o.limiter);
   }
   // A window without an algorithm is what express-rate-limit, hono-rate-limiter and koa-ratelimit
-  // users write ({ windowMs, limit }): it picks the fixed window they count by, not the token bucket.
+  // users write ({ windowMs, limit }): it picks the window they count by, started at each key's first
+  // request, not the token bucket (and not the epoch-aligned 'fixed-window', which is asked for by name).
   const windowed = o.algorithm === undefined && (o.limit !== undefined || o.windowMs !== undefined) && o.capacity === undefined && o.refillPerSecond === undefined;
-  const algorithm = o.algorithm ?? (windowed ? 'fixed-window' : 'token-bucket');
+  const algorithm = o.algorithm ?? (windowed ? 'first-request-window' : 'token-bucket');
   if (!Object.hasOwn(SIZES, algorithm)) {
     const names = ALGORITHMS.map((a) => `'${a}'`);
     throw new TypeError(`${owner}: algorithm must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}, got ${describeValue(algorithm)}`);
   }
   const own = sizesOf(algorithm);
   const stray = SIZE_OPTIONS.find((k) => o[k] !== undefined && !own.includes(k));
-  if (stray !== undefined) throw new TypeError(`${owner}: ${stray} does not apply to algorithm '${algorithm}'${strayHint(algorithm, stray, o.algorithm === undefined)}`);
+  if (stray !== undefined && o.algorithm === undefined) throw new TypeError(`${owner}: ${mixedSizes(algorithm, o)}`);
+  if (stray !== undefined) throw new TypeError(`${owner}: ${stray} does not apply to algorithm '${algorithm}'${strayHint(algorithm, stray, false)}`);
   const limiter = buildShorthand(algorithm, o);
   const clash = o.store === undefined ? undefined : clashOf(limiter);
   if (clash !== undefined) throw new TypeError(`${owner}: ${clash}`);
   return limiter;
+}
+
+/**
+ * mixedSizes is the refusal of sizes of two algorithms given without `algorithm`. The sizes most of
+ * which one algorithm takes are the ones meant (the defaulted algorithm's on a tie), so the refusal
+ * blames the size they leave out: `{ windowMs, limit, capacity }` blames capacity, not limit.
+ */
+function mixedSizes(defaulted: AlgorithmShorthand, o: Loose): string {
+  const given = SIZE_OPTIONS.filter((k) => o[k] !== undefined);
+  const taken = (a: AlgorithmShorthand) => given.filter((k) => sizesOf(a).includes(k)).length;
+  const meant = ALGORITHMS.reduce((best, a) => (taken(a) > taken(best) ? a : best), defaulted);
+  const stray = given.find((k) => !sizesOf(meant).includes(k)) as SizeOption;
+  if (meant === defaulted) return `${stray} does not apply to algorithm '${meant}'${strayHint(meant, stray, true)}`;
+  const rest = given.filter((k) => sizesOf(meant).includes(k));
+  const takers = ALGORITHMS.filter((a) => sizesOf(a).includes(stray)).map((a) => `'${a}'`);
+  return `${stray} does not go with ${rest.join(' and ')}: ${stray} is an option of ${takers.join(', ')}; drop it, or name the algorithm and give only its sizes`;
 }
 
 /** strayHint says what to write instead of an option the algorithm does not take. */
@@ -184,7 +247,7 @@ function strayHint(algorithm: AlgorithmShorthand, stray: SizeOption, defaulted: 
 }
 
 /** buildShorthand builds the limiter of `algorithm` from checked shorthand options. */
-function buildShorthand(algorithm: AlgorithmShorthand, o: LimiterChoice): RateLimiter {
+function buildShorthand(algorithm: AlgorithmShorthand, o: Loose): RateLimiter {
   const common = { ...(o.name === undefined ? {} : { name: o.name }), ...(o.store === undefined ? {} : { store: o.store }), ...(o.clock === undefined ? {} : { clock: o.clock }) };
   if (algorithm === 'token-bucket') {
     const d = SIZES['token-bucket'];
@@ -196,6 +259,7 @@ function buildShorthand(algorithm: AlgorithmShorthand, o: LimiterChoice): RateLi
   const d = SIZES[algorithm];
   const windowed = { limit: o.limit ?? d.limit, windowMs: o.windowMs ?? d.windowMs, ...common };
   if (algorithm === 'sliding-log') return new SlidingLogLimiter(windowed);
+  if (algorithm === 'first-request-window') return new FirstRequestWindowLimiter(windowed);
   return algorithm === 'sliding-window' ? new SlidingWindowLimiter(windowed) : new FixedWindowLimiter(windowed);
 }
 

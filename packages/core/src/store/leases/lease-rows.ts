@@ -1,6 +1,6 @@
 /**
  * Concurrency leases in a key's stored state, for stores that run core's steps on locked rows (the SQL
- * stores; ./lease-holder.ts is the process side). The state is the number of units leased, then each
+ * stores; ../rows/leases.ts is the process side). The state is the number of units leased, then each
  * unit's lease as three numbers, [expiresAt, holder, seq]: when it expires on the store's clock, the
  * binding (one per process and policy) that holds it, and its number there. Expiry needs no other
  * table and no scan: a lease whose instant has passed is simply not counted, and leaves the state with

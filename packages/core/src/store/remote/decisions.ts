@@ -8,7 +8,7 @@
  */
 import type { Decision } from '../../decision.js';
 import type { Policy } from '../../policy.js';
-import type { StoreBinding } from '../../store.js';
+import type { StoreBinding } from '../contract.js';
 
 export type FailurePolicy = 'fallback' | 'open' | 'closed';
 

@@ -38,7 +38,7 @@ export interface FailureInfo {
    * units (its return of units reports 'refund'); reserve/wait report 'reserve' or 'cancel'; 'renew' is
    * the renewal of a ConcurrencyLimiter's leases.
    */
-  readonly operation: 'consume' | 'peek' | 'allow' | 'reset' | 'refund' | 'lease' | 'reserve' | 'cancel' | 'renew';
+  readonly operation: 'consume' | 'peek' | 'allow' | 'reset' | 'refund' | 'lease' | 'reserve' | 'cancel' | 'renew' | 'charge' | 'usage' | 'block';
   /** The policy's name; a composite's member names joined by '+'. */
   readonly policy: string;
   readonly reason: FailureReason;

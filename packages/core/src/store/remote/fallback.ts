@@ -9,11 +9,16 @@
  * policy's share on the fallback store and binds it again when N has changed since (the fallback
  * decides only while the server cannot, and N changes only while it can, so what it forgets is state from
  * an earlier outage).
+ *
+ * Bans: the server's bans are out of reach while it cannot decide, so a limiter with bans decides on
+ * `bannedFor(banMs)`, the share with the fallback store's own ban in front: the fallback bans the keys
+ * its own denials ban, in this process, for the rest of the outage (a fallback store without bans
+ * decides without them).
  */
 import type { Algorithm } from '../../algorithm.js';
 import { slidingLog } from '../../algorithms/sliding-log.js';
 import type { Policy } from '../../policy.js';
-import type { Store, StoreBinding } from '../../store.js';
+import type { Store, StoreBinding } from '../contract.js';
 
 export class Fallback {
   readonly #store: Store<'sync'>;
@@ -22,6 +27,8 @@ export class Fallback {
   readonly #divisor: () => number;
   #boundFor = 0;
   #binding: StoreBinding<'sync'> | undefined;
+  /** The ban bindings per ban length, each over the share it was made on. */
+  readonly #bans = new Map<number, { readonly of: StoreBinding<'sync'>; readonly binding: StoreBinding<'sync'> }>();
 
   constructor(store: Store<'sync'>, algorithm: Algorithm<Policy>, policy: Policy, divisor: () => number) {
     this.#store = store;
@@ -41,6 +48,17 @@ export class Fallback {
       this.#binding = this.#store.bind(algorithm, share);
     }
     return this.#binding;
+  }
+
+  /** bannedFor is the binding of the current share with a ban of `banMs` in front, on the fallback store (see above). */
+  bannedFor(banMs: number): StoreBinding<'sync'> {
+    const binding = this.binding;
+    let bans = this.#bans.get(banMs);
+    if (bans?.of !== binding) {
+      bans = { of: binding, binding: this.#store.banned?.(binding, banMs) ?? binding };
+      this.#bans.set(banMs, bans);
+    }
+    return bans.binding;
   }
 }
 

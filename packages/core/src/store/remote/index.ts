@@ -5,6 +5,7 @@
  * server clock behind the deadlines that keep a call from being decided twice (./server-clock.ts), the
  * failures and their event payload (./failure.ts), the failure policy's decisions (./decisions.ts), the
  * fallback's share of a limit (./fallback.ts) and the peer count it divides by (./peers.ts), the
+ * refunds owed across an outage (./owed.ts), the
  * failure options with their defaults and messages (./options.ts), and the one-time warning of a store
  * deciding without its server, with the causes a remote store names (./failure-warning.ts,
  * ./failure-causes.ts); a store that is not remote (SQLite, Durable Objects) names its own causes.
@@ -14,6 +15,7 @@ export { ServerClock } from './server-clock.js';
 export { Failure, type FailureInfo, type FailureReason, TIMEOUT, UNAVAILABLE, failureInfo, unreachable } from './failure.js';
 export { CLOSED_RETRY_AFTER_MS, type FailurePolicy, closedDecision, decideByPolicy, fallbackDecision, openDecision } from './decisions.js';
 export { Fallback, fallbackPolicy } from './fallback.js';
+export { MAX_OWED, Owed } from './owed.js';
 export { type FailureCause, type FailureWarningSource, failureWarner, forgetFailureWarnings, warnFailureOnce } from './failure-warning.js';
 export { type RemoteServer, remoteFailureCause } from './failure-causes.js';
 export { BEAT_MS, MEMBER_TTL_MS, Peers, peerId } from './peers.js';

@@ -5,7 +5,7 @@
  * coerced; the caller's object is never read again.
  */
 import { MemoryStore } from '../../memory/memory-store.js';
-import type { Store } from '../../store.js';
+import type { Store } from '../contract.js';
 import { describeValue } from '../../validate.js';
 import type { FailurePolicy } from './decisions.js';
 

@@ -24,15 +24,18 @@ export const BEAT_MS = 5_000;
 export const MEMBER_TTL_MS = 3 * BEAT_MS;
 const FIRST_BEATS_MS = [0, 250, 500, 1_000, 2_000, 4_000];
 
-let processId: string | undefined;
+/** Where the id is kept: one slot per process, shared by every copy of core loaded in it (two installs, a bundle and a package). */
+const SLOT = Symbol.for('@ratekeeper/core/peer-id');
 
 /**
- * processId names this process among a store's peers (every store of one process counts once). Made at
- * its first use, not when the module loads: Workers refuse random values at global scope.
+ * peerId names this process among a store's peers (every store of one process counts once, whichever
+ * copy of core made it). Made at its first use, not when the module loads: Workers refuse random values
+ * at global scope.
  */
 export function peerId(): string {
-  processId ??= Array.from(globalThis.crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
-  return processId;
+  const slots = globalThis as unknown as Record<symbol, string | undefined>;
+  slots[SLOT] ??= Array.from(globalThis.crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
+  return slots[SLOT];
 }
 
 export class Peers {

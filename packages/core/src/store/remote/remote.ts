@@ -31,10 +31,18 @@
  *   locally, only once its deadline has certainly passed. An 'expired' answer proves the server is
  *   answering and did nothing, so the call is sent again with a new deadline: a long queue costs time,
  *   never a fallback decision. Plain requests (a reset) carry no deadline.
+ * - An outage that announces itself is not waited for: when the client says its connection is gone
+ *   (`lost`: refused, closed, reset; an event, not a silence) the breaker opens at once, on a cold
+ *   start too, and every outstanding decision whose request carried no deadline from a clock sample
+ *   fails at once (the server would answer it 'expired': it can change nothing); one that carried a
+ *   real deadline keeps it. A slow server that says nothing of the kind is still waited for.
  * - Breaker: after a timeout or connection failure, calls are not sent (Failure 'unavailable', decided
- *   at once by policy) except one probe at a time, no sooner than `probeIntervalMs` after the last
- *   failure. Any answer, an error or 'expired' included, closes the breaker, and then runs the
- *   callbacks given to `onRecover` (work that waited for the server, such as lease releases).
+ *   at once by policy). With a store's `probe` (a request that changes nothing: PING, SELECT 1) the
+ *   server is asked in the background, one probe at a time, no sooner than `probeIntervalMs` after
+ *   the last failure (or at once when the client says it is connected again: `found`), and no user's
+ *   call is ever sent while the breaker is open; without one, a user's call is the probe. Any answer,
+ *   an error or 'expired' included, closes the breaker, and then runs the callbacks given to
+ *   `onRecover` (work that waited for the server, such as lease releases).
  * - Every call resolves (never rejects) with `outcome` of the reply or of a Failure; late replies are
  *   swallowed.
  *
@@ -72,6 +80,8 @@ export interface RemoteOptions {
   failureOf(error: unknown): Failure;
   /** expiredAt reads a deadlined request's 'expired' answer: the server time it carries, else undefined. */
   expiredAt(reply: unknown): number | undefined;
+  /** probe makes the breaker's background probe, a request that changes nothing (PING); without it a user's call probes. */
+  probe?(): Request;
 }
 
 /** MAX_WAIT_FACTOR × timeoutMs is the longest a call waits even while the server keeps answering others. */
@@ -149,6 +159,8 @@ export class Remote {
   #down = false;
   #probing = false;
   #nextProbeAt = 0;
+  /** When the background probe now awaited was sent (one silent for MAX_WAIT_FACTOR × timeoutMs, lost, does not stop the next). */
+  #probeSentAt = 0;
   readonly #recovered: (() => void)[] = [];
   #first: (() => void) | undefined;
 
@@ -178,6 +190,28 @@ export class Remote {
     this.#heard(performance.now());
   }
 
+  /**
+   * lost records that the client says its connection is gone (refused, closed, reset): the breaker opens
+   * at once, a cold start included, and each outstanding decision that carried no deadline from a clock
+   * sample fails at once (it can change nothing); calls that carried one keep their deadline.
+   */
+  lost(error?: unknown): void {
+    const now = performance.now();
+    this.#trip(now);
+    const failure = new Failure('connection', error);
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const attempt = this.#queue[i];
+      if (attempt !== undefined && attempt.call.current === attempt && attempt.call.request.deadlined && !attempt.dated) this.#finish(attempt.call, failure);
+    }
+    this.#dropDone();
+    this.#probe(now, true);
+  }
+
+  /** found records that the client says it is connected again: while the breaker is open, the server is probed now. */
+  found(): void {
+    this.#probe(performance.now(), true);
+  }
+
   /** onFirstCall runs `callback` once, at this Remote's first call. */
   onFirstCall(callback: () => void): void {
     this.#first = callback;
@@ -192,6 +226,10 @@ export class Remote {
   run<T>(request: Request, interpret: Interpret<T>): Promise<T> {
     if (this.#first !== undefined) this.#takeFirst();
     const probe = this.#down;
+    if (probe && this.#options.probe !== undefined) {
+      this.#probe(performance.now(), false);
+      return Promise.resolve(interpret(UNAVAILABLE));
+    }
     if (probe && (this.#probing || performance.now() < this.#nextProbeAt)) return Promise.resolve(interpret(UNAVAILABLE));
     if (probe) this.#probing = true;
     return new Promise<T>((resolve) => {
@@ -372,6 +410,30 @@ export class Remote {
     }
     this.#arm(now);
   };
+
+  /**
+   * probe sends the store's background probe while the breaker is open: one at a time (unless the one
+   * awaited has been silent for MAX_WAIT_FACTOR × timeoutMs: lost), no sooner than probeIntervalMs after the last failure unless
+   * `now` is forced (the client connected). An answer, an error reply included, closes the breaker.
+   */
+  #probe(now: number, force: boolean): void {
+    const make = this.#options.probe;
+    if (make === undefined || !this.#down) return;
+    if (this.#probing && now - this.#probeSentAt < MAX_WAIT_FACTOR * this.#timeoutMs) return;
+    if (!force && now < this.#nextProbeAt) return;
+    this.#probing = true;
+    this.#probeSentAt = now;
+    const answered = (): void => {
+      this.#probing = false;
+      this.#heard(performance.now());
+      this.#up();
+    };
+    this.#sendSafely(make(), 0, false).then(answered, (error: unknown) => {
+      if (this.#options.failureOf(error).reason === 'reply') return answered();
+      if (this.#probeSentAt === now) this.#probing = false;
+      this.#nextProbeAt = Math.max(this.#nextProbeAt, performance.now() + this.#options.probeIntervalMs);
+    });
+  }
 
   /** trip opens the breaker: calls are decided by policy at once until the server answers again. */
   #trip(now: number): void {

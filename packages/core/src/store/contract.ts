@@ -12,18 +12,22 @@
  * no limiter asks which class of store it was given:
  * - composites: `consumeAll` (with `allowAll`, `joins`, `prepareAll`): CompositeLimiter;
  * - refunds: the bindings' `refund` (StoreBinding): a limiter's `refund`, `countOutcome` and `settle`;
+ * - charges and usage reads: the bindings' `charge` and `usage` (a limiter's `charge` and `usage`), and
+ *   a banned binding's `block` (BanLimiter's `block`);
  * - bookings: `reserveAll`: reserve() and wait() (limiter/reserve.ts);
  * - bans: `banned`: BanLimiter (limiter/ban.ts);
  * - concurrency leases: the bindings' `refund` of a concurrency policy, which releases a lease:
  *   ConcurrencyLimiter (limiter/concurrency-limiter.ts).
  * A limiter that needs a capability its store lacks refuses it at construction with a TypeError naming
  * the limiter and the option (a reserve at its call, a refund at the call and in prepareRateLimit).
- * The shared store contract suite (packages/store-contract) checks each one a store claims, and that
- * each one it does not claim is refused.
+ * The shared store contract suite (@ratekeeper/store-contract) checks each one a store claims, and
+ * that each one it does not claim is refused. Both entries export these types: the root, beside the
+ * limiters that take a store, and `@ratekeeper/core/store`, beside the kit that implements them.
  */
-import type { Algorithm } from './algorithm.js';
-import type { Decision } from './decision.js';
-import type { Policy } from './policy.js';
+import type { Algorithm } from '../algorithm.js';
+import type { Decision } from '../decision.js';
+import type { Policy } from '../policy.js';
+import type { Usage } from '../usage.js';
 
 export type Mode = 'sync' | 'async';
 
@@ -41,6 +45,20 @@ export interface StoreBinding<M extends Mode = Mode> {
   reset(key: string): Result<M, void>;
   /** refund gives back up to `cost` units to `key` at `now`, never beyond its empty state (Algorithm.refund). */
   refund?(key: string, now: number, cost: number): Result<M, void>;
+  /**
+   * charge adds `cost` units to `key` at `now` whatever the limit says (Algorithm.charge; a limiter's
+   * `charge`, rate-limiter-flexible's `penalty`) and answers the key's Usage after it. Never refused.
+   */
+  charge?(key: string, now: number, cost: number): Result<M, Usage>;
+  /** usage reads `key`'s Usage at `now` (Algorithm.usage), deciding and recording nothing. */
+  usage?(key: string, now: number): Result<M, Usage>;
+  /**
+   * block, on a binding with a ban in front (Store.banned), bans `key` from `now` for `ms`, whatever
+   * its requests did: the ban then ends at now + ms, or later if one already running ends later (a
+   * block never shortens a ban; `reset` lifts it), and no refund lifts it. A blocked key's Usage
+   * carries the time left (`blockedMs`). Absent on bindings without a ban.
+   */
+  block?(key: string, now: number, ms: number): Result<M, void>;
 }
 
 export interface Store<M extends Mode = Mode> {
