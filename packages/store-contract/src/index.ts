@@ -1,8 +1,9 @@
 /**
  * @ratekeeper/store-contract: the behaviour every Store must show, as one vitest suite a store's tests
- * call with a factory, the capabilities it claims, its differential and its burst; plus the
- * cross-process checks of bookings and leases, and the one source of random histories. Private and
- * test-only: imported as TypeScript source, never built.
+ * call with a factory, the capabilities it claims, its differential and its burst (storeContractSuite,
+ * the public API: README.md). Also exported, for the stores of this repository and with no promise
+ * beyond it: the cross-process checks of bookings and leases, the one source of random histories, and
+ * the mutant builds (which need ratekeeper's source tree).
  */
 export { type Check, type CheckContext, contextFor } from './check.js';
 export { CAPABILITIES, type Capability, type Skip, type StoreContractOptions } from './options.js';
@@ -40,6 +41,20 @@ export { type LeaseCheckOptions, type LeaseMutant, leaseChecks } from './process
 export { type Made, storeChecks, storeContractSuite } from './suite.js';
 export { failuresOf } from './processes/worker-reports.js';
 export { WorkerPool, totalAdmitted } from './processes/worker-pool.js';
-export { type Edit, mutantBuilder } from './mutant-builds.js';
+export { type Edit, KIT_MUTANTS, mutantBuilder } from './mutant-builds.js';
+export { transpileTree } from './transpile.js';
 export { type CollectedWarning, type ProcessWarnings, warningsOnProcess } from './warnings.js';
-export { closedPort, type Listener, listening, relay } from './tcp.js';
+export { closedPort, type Listener, listening, relay } from './faults/tcp.js';
+export { type FaultProxy, faultProxy } from './faults/fault-proxy.js';
+export {
+  type FaultRun,
+  type FaultSample,
+  type Measured,
+  type NetworkFaultCheckOptions,
+  type NetworkFaultOptions,
+  type ScenarioOptions,
+  measure,
+  networkFaultChecks,
+  networkFaults,
+} from './faults/network-run.js';
+export { type Fired, OUTAGE_TIMEOUT_MS, type OutageCheckOptions, type OutageKind, refusedOutageChecks, requests } from './faults/outage-checks.js';

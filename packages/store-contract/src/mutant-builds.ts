@@ -1,19 +1,47 @@
 /**
  * Mutant builds, for every store package's tests: deliberately broken variants of a store, each the
- * package's own TypeScript source with a few exact edits, compiled by tsc into the package's
+ * package's own TypeScript source with a few exact edits, transpiled (./transpile.ts) into the package's
  * .builds/<name>/ (ignored by git), so that a test, or a worker process, loads it as it loads dist.
- * Every edit must match its source exactly once: a mutant whose edit no longer applies fails loudly
- * instead of silently testing the unbroken store. Each package keeps its own table of mutants and
- * calls mutantBuilder with it. (RedisStore's mutants also edit core, and build their own way.)
+ * An edit may also break core (`['core', file, from, to]`: the row-store kit every store runs on, the
+ * Remote that bounds its calls): a mutant core is then built beside the package's, in the build's
+ * node_modules, and the mutant package resolves it instead of the workspace's. Every edit must match
+ * its source exactly once: a mutant whose edit no longer applies fails loudly instead of silently
+ * testing the unbroken store. Each package keeps its own table of mutants and calls mutantBuilder with it.
  */
-import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { transpileTree } from './transpile.js';
 
-/** Edit: in `file` (under src/), the one occurrence of `from` becomes `to`. */
-export type Edit = readonly [file: string, from: string, to: string];
+/** Edit: in `file` (under the package's src/, or core's with 'core' first), the one occurrence of `from` becomes `to`. */
+export type Edit = readonly [file: string, from: string, to: string] | readonly [pkg: 'core', file: string, from: string, to: string];
+
+/**
+ * KIT_MUTANTS: breaks of core's row-store kit that every row store's tests can name, the same edits on
+ * every store: leases that never expire, a renewal that changes nothing, a booking that does not keep
+ * its ledger, a cancel that gives back at or after the booked instant.
+ */
+export const KIT_MUTANTS = {
+  'leases-never-expire': [
+    [
+      'core',
+      'store/rows/apply.ts',
+      'return part.lease === undefined ? state : leaseView(state, at);',
+      'return part.lease === undefined ? state : leaseView(state, Number.NEGATIVE_INFINITY);',
+    ],
+  ],
+  'renew-ignored': [['core', 'store/rows/apply.ts', '        writeRow(rows, part.id, renewed.state, renewed.expiresAt, PINNED);\n', '']],
+  'ledger-unsaved': [['core', 'store/rows/book.ts', '    writeRow(rows, ledgerId, Float64Array.from(ledgerNumbers(ledger)), latestBooked(ledger));\n', '']],
+  'cancel-after-instant': [
+    [
+      'core',
+      'store/rows/book.ts',
+      'if (!cancelBooking(scratches.bindings, KEY, entry, at)) return false;',
+      'if (!cancelBooking(scratches.bindings, KEY, entry, Number.NEGATIVE_INFINITY)) return false;',
+    ],
+  ],
+} satisfies Record<string, readonly Edit[]>;
 
 /**
  * mutantBuilder answers the build function of the package at `packageDir` over its `mutants`: it
@@ -21,28 +49,38 @@ export type Edit = readonly [file: string, from: string, to: string];
  */
 export function mutantBuilder<Name extends string>(packageDir: string, mutants: Readonly<Record<Name, readonly Edit[]>>): (name: Name) => string {
   const built = new Map<Name, string>();
+  const require = createRequire(join(packageDir, 'package.json'));
   return (name) => {
     const known = built.get(name);
     if (known !== undefined) return known;
     const root = join(packageDir, '.builds', name);
     rmSync(root, { recursive: true, force: true });
-    cpSync(join(packageDir, 'src'), join(root, 'src'), { recursive: true });
-    for (const [file, from, to] of mutants[name]) {
-      const path = join(root, 'src', file);
-      const source = readFileSync(path, 'utf8');
-      const found = source.split(from).length - 1;
-      if (found !== 1) throw new Error(`mutant ${name}: expected one "${from.trim()}" in ${file}, found ${found}`);
-      writeFileSync(path, source.replace(from, to));
+    const edits = mutants[name];
+    const own = edits.filter((e) => e.length === 3) as readonly (readonly [string, string, string])[];
+    const core = edits.filter((e) => e.length === 4).map((e) => e.slice(1) as unknown as readonly [string, string, string]);
+    if (core.length > 0) {
+      const coreDir = dirname(require.resolve('@ratekeeper/core/package.json'));
+      const mutantCore = join(root, 'node_modules', '@ratekeeper', 'core');
+      copyEdited(coreDir, mutantCore, core, name);
+      cpSync(join(coreDir, 'package.json'), join(mutantCore, 'package.json'));
+      transpileTree(require, mutantCore, 'dist/esm');
     }
-    writeFileSync(
-      join(root, 'tsconfig.json'),
-      JSON.stringify({ extends: join(packageDir, 'tsconfig.json'), compilerOptions: { rootDir: 'src', outDir: 'dist', declaration: false, sourceMap: false }, include: ['src'] }),
-    );
-    // The package's own TypeScript, run by Node (under Bun's test runner too).
-    const tsc = createRequire(join(packageDir, 'package.json')).resolve('typescript/bin/tsc');
-    execFileSync(process.execPath.includes('bun') ? 'node' : process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+    copyEdited(packageDir, root, own, name);
+    transpileTree(require, root, 'dist');
     const url = pathToFileURL(join(root, 'dist', 'index.js')).href;
     built.set(name, url);
     return url;
   };
+}
+
+/** copyEdited copies `from`'s src (tests left out) into `to`/src and applies `edits`, each exactly once. */
+function copyEdited(from: string, to: string, edits: readonly (readonly [string, string, string])[], name: string): void {
+  cpSync(join(from, 'src'), join(to, 'src'), { recursive: true, filter: (path) => !path.endsWith('.test.ts') });
+  for (const [file, before, after] of edits) {
+    const path = join(to, 'src', file);
+    const source = readFileSync(path, 'utf8');
+    const found = source.split(before).length - 1;
+    if (found !== 1) throw new Error(`mutant ${name}: expected one "${before.trim()}" in ${file}, found ${found}`);
+    writeFileSync(path, source.replace(before, after));
+  }
 }

@@ -10,7 +10,7 @@
  * them, or says why it cannot (`{ skip: 'why' }`), which the suite reports as a skipped clause naming
  * the reason rather than a pass.
  */
-import { type Clock, systemClock } from '@ratekeeper/core';
+import { type Clock, type Store, systemClock } from '@ratekeeper/core';
 import type { DifferentialOptions } from './differential/differential-checks.js';
 import type { BurstOptions } from './processes/burst-checks.js';
 import { CAPABILITIES, type Capability } from './capabilities.js';
@@ -37,6 +37,12 @@ export interface StoreContractOptions<DiffMutant extends string = string, BurstM
   readonly clock?: Clock;
   /** Per-check timeout in milliseconds for vitest (default 30,000). */
   readonly timeoutMs?: number;
+  /**
+   * another answers a second instance of the store under test on the same backend (the same server,
+   * table, file or namespace), as another process would make it: a block and a charge made through one
+   * must be seen through the other (clauses/verb-checks.ts). Without it that clause is skipped.
+   */
+  readonly another?: (store: Store) => Store | Promise<Store>;
 }
 
 export interface ResolvedOptions {
@@ -61,4 +67,6 @@ export const REFUSAL: Readonly<Record<Capability, RegExp>> = {
   reserve: /reserv/,
   bans: /^BanLimiter: limiter .*\bbans\b/,
   concurrency: /lease/i,
+  charge: /charge/,
+  block: /block/,
 };

@@ -4,7 +4,9 @@
  * new store must pass:
  *
  * - per algorithm, the single-policy clauses (clauses/rate-checks.ts), and per capability it claims,
- *   that capability's clauses, or, unclaimed, its refusal by name (clauses/*-checks.ts);
+ *   that capability's clauses, or, unclaimed, its refusal by name (clauses/*-checks.ts; charge, usage
+ *   and block, rate-limiter-flexible's verbs: clauses/verb-checks.ts, a block and a charge also seen
+ *   through a second instance of the store on the same backend, the `another` option);
  * - the differential against the reference model, core's pure steps on a MemoryStore, over random
  *   histories of every algorithm and claimed capability (differential/differential-checks.ts);
  * - the burst: several processes at once on one key admit exactly the limit (processes/burst-checks.ts).
@@ -29,6 +31,7 @@ import { concurrencyChecks, concurrencyRefusals } from './clauses/concurrency-ch
 import { rateChecks } from './clauses/rate-checks.js';
 import { refundChecks, refundRefusals } from './clauses/refund-checks.js';
 import { reserveChecks, reserveRefusals } from './clauses/reserve-checks.js';
+import { blockChecks, blockRefusals, chargeChecks, chargeRefusals } from './clauses/verb-checks.js';
 import { differentialChecks } from './differential/differential-checks.js';
 import { type StoreContractOptions, resolveOptions } from './options.js';
 import { burstChecks } from './processes/burst-checks.js';
@@ -52,6 +55,8 @@ export function storeChecks<D extends string, B extends string>(options: StoreCo
     ...(claims.reserve ? reserveChecks(claims.composite) : reserveRefusals()),
     ...(claims.bans ? banChecks() : banRefusals()),
     ...(claims.concurrency ? concurrencyChecks(claims.composite) : concurrencyRefusals()),
+    ...(claims.charge ? chargeChecks() : chargeRefusals()),
+    ...(claims.bans ? (claims.block ? blockChecks(options.another) : blockRefusals()) : []),
     ...('skip' in differential ? [skipped('differential against the reference model', differential.skip)] : differentialChecks(differential, claims)),
     ...('skip' in burst ? [skipped('burst: exactly the limit from several processes on one key', burst.skip)] : burstChecks(burst, claims)),
   ];

@@ -9,7 +9,7 @@
  */
 import { type Mode, systemClock } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import { type Check, type StoreContractOptions, contextFor, storeChecks } from '../src/index.js';
+import { type Check, RATE_ALGORITHMS, type StoreContractOptions, contextFor, storeChecks } from '../src/index.js';
 import { inProcessBurst } from './support/burst.js';
 import { type Flaw, wrapped } from './support/wrapped.js';
 
@@ -45,6 +45,8 @@ const CAUGHT: readonly [Flaw, RegExp][] = [
   ['reset-ignored', /reset empties the key$/],
   ['ban-ignored', /ban starts at the first denial/],
   ['refund-uncapped', /refund gives units back$/],
+  ['charge-capped', /charge adds past the limit/],
+  ['block-ignored', /block bans for its duration/],
   // Caught by the differential alone: every other clause takes the rounded wait, and a kept ban, as honest.
   ['waits-rounded', /^differential: [a-z-]+ decides as the reference model$/],
   ['ban-refund-kept', /^differential: bans on [a-z-]+ decide as the reference model/],
@@ -122,7 +124,7 @@ describe('claims are checked both ways', () => {
     expect(failed.some((t) => /composite is all or nothing/.test(t))).toBe(true);
   });
   it('a capability offered but not claimed fails its refusal check', async () => {
-    for (const capability of ['composite', 'refund', 'reserve', 'bans', 'concurrency'] as const) {
+    for (const capability of ['composite', 'refund', 'reserve', 'bans', 'concurrency', 'charge', 'block'] as const) {
       const failed = await failing(wrapped('sync'), optionsFor('sync', undefined, { capabilities: { [capability]: false } }));
       expect(failed, capability).toEqual([expect.stringMatching(new RegExp(`^${capability} unclaimed`))]);
     }
@@ -133,8 +135,17 @@ describe('claims are checked both ways', () => {
   it('a differential or a burst the store cannot run is a skipped clause naming why, never a pass', () => {
     const checks = storeChecks({ differential: { skip: 'the reference model itself' }, burst: { skip: 'one process' } });
     expect(checks.filter((c) => c.skipped !== undefined).map((c) => [c.title, c.skipped])).toEqual([
+      ['a block and a charge through one store instance are seen through another on the same backend', 'the store gave no second instance (option `another`)'],
       ['differential against the reference model', 'the reference model itself'],
       ['burst: exactly the limit from several processes on one key', 'one process'],
     ]);
+  });
+});
+
+describe('a block and a charge are seen across instances', () => {
+  it('fails when `another` makes a store of its own (the memory store keeps each binding apart, so it gives none)', async () => {
+    const apart = await failing(wrapped('async'), optionsFor('async', undefined, { another: () => wrapped('async') }));
+    expect(apart).toHaveLength(RATE_ALGORITHMS.length); // one clause per rate algorithm
+    expect(apart.every((t) => /seen through another on the same backend$/.test(t))).toBe(true);
   });
 });

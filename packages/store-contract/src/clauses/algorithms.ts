@@ -5,6 +5,7 @@
  */
 import {
   type Clock,
+  FirstRequestWindowLimiter,
   FixedWindowLimiter,
   GcraLimiter,
   type Mode,
@@ -38,6 +39,8 @@ export const ALGORITHMS: readonly AlgorithmCase[] = [
   { algorithm: 'sliding-window', make: (on, limit) => new SlidingWindowLimiter<Mode>({ limit, windowMs: DAY, ...opts(on) }) },
   { algorithm: 'fixed-window', make: (on, limit) => new FixedWindowLimiter<Mode>({ limit, windowMs: DAY, ...opts(on) }) },
   { algorithm: 'sliding-log', make: (on, limit) => new SlidingLogLimiter<Mode>({ limit, windowMs: DAY, ...opts(on) }) },
+  // Last, so that the checks that pick a member by index (ALGORITHMS[3], the fixed window) keep theirs.
+  { algorithm: 'first-request-window', make: (on, limit) => new FirstRequestWindowLimiter<Mode>({ limit, windowMs: DAY, ...opts(on) }) },
 ];
 
 /** limiterOf builds `algorithm`'s limiter on the context's store under a fresh name. */

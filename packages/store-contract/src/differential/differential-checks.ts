@@ -57,6 +57,9 @@ export interface DifferentialOptions<Mutant extends string = string> {
 /** Keys a client could send: empty, a lone surrogate, long ones differing only at the end, NUL. */
 export const DIFFERENTIAL_KEYS: readonly string[] = ['', '\ud800', `${'k'.repeat(300)}a`, `${'k'.repeat(300)}b`, 'é\u0000\uffff'];
 
+/** RATEKEEPER_FC_SEED replays the histories of a reported seed (fast-check prints it with each counterexample). */
+const SEED = process.env['RATEKEEPER_FC_SEED'] === undefined ? {} : { seed: Number(process.env['RATEKEEPER_FC_SEED']) };
+
 /** How many histories a mutant gets to be caught in. */
 export const MUTANT_RUNS = 200;
 
@@ -72,7 +75,7 @@ export function differentialChecks<Mutant extends string>(options: DifferentialO
 
   /** property answers the fast-check property of `kind` histories on `store`. */
   function property(kind: HistoryKind, algorithm: RateAlgorithm, store: Store, fresh: () => string): fc.IAsyncProperty<[unknown]> {
-    const run = (together: boolean): Run => ({ store, fresh, keys, graceMs: options.graceMs ?? Number.POSITIVE_INFINITY, marginMs: h.marginMs, together });
+    const run = (together: boolean): Run => ({ store, fresh, keys, graceMs: options.graceMs ?? Number.POSITIVE_INFINITY, marginMs: h.marginMs, together, monotone: true });
     const together = options.batches === true ? fc.boolean() : fc.constant(false);
     const one = h.specs[algorithm] as fc.Arbitrary<AnySpec>;
     const properties = {
@@ -119,7 +122,7 @@ export function differentialChecks<Mutant extends string>(options: DifferentialO
 
   const clause = (title: string, kind: HistoryKind, algorithm: RateAlgorithm = 'token-bucket'): Check => ({
     ...check(`differential: ${title}`, async (c) => {
-      await fc.assert(property(kind, algorithm, await options.store(), c.fresh), { numRuns: runs });
+      await fc.assert(property(kind, algorithm, await options.store(), c.fresh), { numRuns: runs, ...SEED });
     }),
     timeoutMs,
   });

@@ -16,6 +16,7 @@
  */
 import {
   type Clock,
+  FirstRequestWindowLimiter,
   FixedWindowLimiter,
   GcraLimiter,
   type Limiter,
@@ -30,7 +31,7 @@ import fc from 'fast-check';
 
 export type Spec =
   | { readonly algorithm: 'token-bucket'; readonly capacity: number; readonly refillPerSecond: number }
-  | { readonly algorithm: 'sliding-window' | 'fixed-window' | 'sliding-log'; readonly limit: number; readonly windowMs: number };
+  | { readonly algorithm: 'sliding-window' | 'fixed-window' | 'first-request-window' | 'sliding-log'; readonly limit: number; readonly windowMs: number };
 
 /** GcraSpec: a GcraLimiter (the token bucket's step under GCRA's parameters, T kept exactly). */
 export type GcraSpec = { readonly algorithm: 'gcra'; readonly burst: number; readonly emissionIntervalMs: number };
@@ -39,9 +40,9 @@ export type GcraSpec = { readonly algorithm: 'gcra'; readonly burst: number; rea
 export type AnySpec = Spec | GcraSpec;
 
 /** The rate algorithms of Spec, in the order the checks list them. */
-export const ALGORITHMS = ['token-bucket', 'sliding-window', 'fixed-window', 'sliding-log'] as const;
+export const ALGORITHMS = ['token-bucket', 'sliding-window', 'fixed-window', 'first-request-window', 'sliding-log'] as const;
 /** Every rate algorithm, GCRA included: what the differential replays. */
-export const RATE_ALGORITHMS = ['token-bucket', 'gcra', 'sliding-window', 'fixed-window', 'sliding-log'] as const;
+export const RATE_ALGORITHMS = ['token-bucket', 'gcra', 'sliding-window', 'fixed-window', 'first-request-window', 'sliding-log'] as const;
 export type RateAlgorithm = (typeof RATE_ALGORITHMS)[number];
 
 export interface Step {
@@ -86,6 +87,7 @@ export function makeLimiter<M extends Mode>(spec: AnySpec, store: Store<M>, cloc
   if (spec.algorithm === 'gcra') return new GcraLimiter<M>({ ...common, burst: spec.burst, emissionIntervalMs: spec.emissionIntervalMs });
   if (spec.algorithm === 'sliding-window') return new SlidingWindowLimiter<M>({ ...common, limit: spec.limit, windowMs: spec.windowMs });
   if (spec.algorithm === 'sliding-log') return new SlidingLogLimiter<M>({ ...common, limit: spec.limit, windowMs: spec.windowMs });
+  if (spec.algorithm === 'first-request-window') return new FirstRequestWindowLimiter<M>({ ...common, limit: spec.limit, windowMs: spec.windowMs });
   return new FixedWindowLimiter<M>({ ...common, limit: spec.limit, windowMs: spec.windowMs });
 }
 
@@ -105,26 +107,34 @@ export const startInstant = fc.integer({ min: 1_577_836_800_000, max: 1_893_456_
 
 /** HistoriesOptions: what a store needs held back (see the file's opening). */
 export interface HistoriesOptions {
-  /** Every TTL a step writes lasts at least this long; fixed-window instants stay out of a window's last marginMs (default 0). */
+  /** Every TTL a step writes lasts at least this long; fixed-window and first-request-window instants stay out of a window's last marginMs (default 0). */
   readonly marginMs?: number;
 }
 
 /**
  * Instants: `dt` after `now`, never `graceMs` or more before the latest instant so far (a store that
  * deletes expired state reads it as empty to a clock that far back: pass its EXPIRED_GRACE_MS;
- * Infinity bounds nothing), and out of the last `marginMs` of any fixed window among `members`.
+ * Infinity bounds nothing), and out of the last `marginMs` of any fixed window among `members`, and of
+ * any first-request window an earlier instant could have started (a window starts at an instant of
+ * the history: the window [s, s + W) of every instant s so far is avoided).
  */
 export class Instants {
   readonly #graceMs: number;
   readonly #windows: readonly number[];
+  readonly #firstRequest: readonly number[];
   readonly #marginMs: number;
+  /** The instants so far (each may have started a first-request window), kept only where one is a member. */
+  readonly #seen: number[] = [];
   #now: number;
   #latest: number;
   constructor(start: number, graceMs: number, members: readonly AnySpec[] = [], marginMs = 0) {
     this.#graceMs = graceMs;
     this.#marginMs = marginMs;
-    this.#windows = marginMs > 0 ? members.flatMap((m) => (m.algorithm === 'fixed-window' ? [m.windowMs] : [])) : [];
+    const windowsOf = (algorithm: 'fixed-window' | 'first-request-window') => (marginMs > 0 ? members.flatMap((m) => (m.algorithm === algorithm ? [m.windowMs] : [])) : []);
+    this.#windows = windowsOf('fixed-window');
+    this.#firstRequest = windowsOf('first-request-window');
     this.#now = this.#latest = this.#outOfMargin(start);
+    this.#see(this.#now);
   }
   /** start is the history's first instant (the given start, moved out of a fixed window's margin). */
   get start(): number {
@@ -133,13 +143,29 @@ export class Instants {
   next(dt: number): number {
     this.#now = this.#outOfMargin(Math.max(this.#now + dt, this.#latest - (this.#graceMs - 1)));
     this.#latest = Math.max(this.#latest, this.#now);
+    this.#see(this.#now);
     return this.#now;
+  }
+  #see(at: number): void {
+    if (this.#firstRequest.length > 0) this.#seen.push(at);
   }
   #outOfMargin(at: number): number {
     let t = at;
-    for (const windowMs of this.#windows) {
-      const start = Math.floor(t / windowMs) * windowMs;
-      if (t - start > windowMs - this.#marginMs) t = start + windowMs;
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (const windowMs of this.#windows) {
+        const start = Math.floor(t / windowMs) * windowMs;
+        if (t - start > windowMs - this.#marginMs) t = start + windowMs;
+      }
+      // Moving only forward, each move to a window's end: settles after at most one move per instant seen.
+      for (const windowMs of this.#firstRequest) {
+        for (const s of this.#seen) {
+          if (t > s + windowMs - this.#marginMs && t < s + windowMs) {
+            t = s + windowMs;
+            moved = true;
+          }
+        }
+      }
     }
     return t;
   }
@@ -163,6 +189,7 @@ export function historiesWith(options: HistoriesOptions = {}) {
     gcra: fc.record({ algorithm: fc.constant('gcra' as const), burst: limit, emissionIntervalMs }),
     'sliding-window': fc.record({ algorithm: fc.constant('sliding-window' as const), limit, windowMs }),
     'fixed-window': fc.record({ algorithm: fc.constant('fixed-window' as const), limit, windowMs: windowMs.map((w) => w + margin) }),
+    'first-request-window': fc.record({ algorithm: fc.constant('first-request-window' as const), limit, windowMs: windowMs.map((w) => w + margin) }),
     'sliding-log': fc.record({ algorithm: fc.constant('sliding-log' as const), limit, windowMs }),
   });
   const limit = fc.integer({ min: 1, max: 12 });
@@ -175,7 +202,7 @@ export function historiesWith(options: HistoriesOptions = {}) {
 
   /** composites: two to four members of different algorithms (GCRA is the token bucket's step: not again). */
   const composites: fc.Arbitrary<Spec[]> = fc
-    .subarray([specs['token-bucket'], specs['sliding-window'], specs['fixed-window'], specs['sliding-log']], { minLength: 2 })
+    .subarray([specs['token-bucket'], specs['sliding-window'], specs['fixed-window'], specs['first-request-window'], specs['sliding-log']], { minLength: 2 })
     .chain((arbs) => fc.tuple(...arbs))
     .map((members) => members as Spec[]);
 
@@ -239,7 +266,7 @@ export function historiesWith(options: HistoriesOptions = {}) {
     return fc.array(step, { minLength: 1, maxLength: 40, size: 'max' });
   }
 
-  /** nextInstant moves `now` by `dt`, out of the last marginMs of any fixed window among `members` (no grace bound). */
+  /** nextInstant moves `now` by `dt`, out of the last marginMs of any fixed window among `members` (no grace bound; first-request windows: only those `now + dt` itself starts). */
   function nextInstant(now: number, dt: number, members: readonly AnySpec[]): number {
     return new Instants(now + dt, Number.POSITIVE_INFINITY, members, margin).start;
   }

@@ -6,7 +6,8 @@
  * their instants the bookings are exactly the memory store's one-at-a-time queue (exactly `limit` go
  * at once, the rest at the instants a queue gives), and replayed at their instants on a fresh limiter
  * every one is admitted (never beyond the limit). Each mutant the store names (a booking that ignores
- * those ahead, batches without row locks) breaks that within three runs.
+ * those ahead, batches without row locks) breaks that within three runs (RATEKEEPER_QUEUE_MUTANT_RUNS
+ * sets how many, to measure how often one run catches it).
  *
  * And cancels, on one store: a cancel at or after the booked instant gives nothing back (the request
  * may have gone: exactly one of two consumes is admitted there at a limit of 2; the store's mutant
@@ -25,11 +26,13 @@ const STORES = 4;
 const EACH = 40;
 const LIMIT = 5;
 const T0 = 1_700_000_000_000;
+const MUTANT_QUEUE_RUNS = Number(process.env['RATEKEEPER_QUEUE_MUTANT_RUNS'] ?? 3);
 const SPECS: readonly Spec[] = [
   { algorithm: 'token-bucket', capacity: LIMIT, refillPerSecond: 1 },
   { algorithm: 'sliding-window', limit: LIMIT, windowMs: 10_000 },
   { algorithm: 'fixed-window', limit: LIMIT, windowMs: 10_000 },
   { algorithm: 'sliding-log', limit: LIMIT, windowMs: 10_000 },
+  { algorithm: 'first-request-window', limit: LIMIT, windowMs: 10_000 },
 ];
 
 export interface BookingCheckOptions<Mutant extends string> {
@@ -101,7 +104,7 @@ export function bookingQueueChecks<Mutant extends string>(options: BookingCheckO
         // A run in which the store failed (a loaded machine's timeout) says nothing of the queue: it is
         // not counted, as neither a catch nor one of the 3 runs (at most 3 such runs more).
         const caught: unknown[] = [];
-        for (let runs = 0, tries = 0; runs < 3 && tries < 6 && caught.length === 0; tries++) {
+        for (let runs = 0, tries = 0; runs < MUTANT_QUEUE_RUNS && tries < 2 * MUTANT_QUEUE_RUNS && caught.length === 0; tries++) {
           const error = await queue(SPECS[2] as Spec, mutant).then(
             () => undefined,
             (e: unknown) => e,

@@ -28,7 +28,7 @@ const HUGE_WINDOW_MS = 1e12;
 /** BurstMember: one limiter of a burst, as a worker builds it on its store. */
 export type BurstMember =
   | { readonly algorithm: 'token-bucket'; readonly capacity: number; readonly refillPerSecond: number }
-  | { readonly algorithm: 'sliding-window' | 'fixed-window' | 'sliding-log'; readonly limit: number; readonly windowMs: number }
+  | { readonly algorithm: 'sliding-window' | 'fixed-window' | 'first-request-window' | 'sliding-log'; readonly limit: number; readonly windowMs: number }
   | { readonly algorithm: 'concurrency'; readonly limit: number };
 
 /** Burst: what every worker of one burst does. */
@@ -75,6 +75,7 @@ export const BURST_MEMBERS: readonly BurstMember[] = [
   { algorithm: 'sliding-window', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
   { algorithm: 'fixed-window', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
   { algorithm: 'sliding-log', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
+  { algorithm: 'first-request-window', limit: LIMIT, windowMs: HUGE_WINDOW_MS },
 ];
 /** Leases: LIMIT taken and held (nothing releases them during the burst). */
 const LEASES: BurstMember = { algorithm: 'concurrency', limit: LIMIT };

@@ -1,6 +1,6 @@
 /**
  * Concurrency leases across processes, for a store whose leases live in a server several processes
- * share, on the limiters' clock (PostgresStore, MySqlStore: core's LeaseHolder on the process side;
+ * share, on the limiters' clock (the row stores: core's RowLeases on the process side;
  * SqliteStore: its own lease rows, with the same `renew(now)` and `held(key)`). The contract suite runs
  * acquire, release, peek, reset and composites on one store; these checks are what only several
  * processes show. Up to four stores, each on its own connection pool, stand for four processes, all
@@ -20,7 +20,7 @@
  *   leaseChecks({ describe: describeDb, ttlMs: DEFAULT_CONCURRENCY_LEASE_TTL_MS, stores: async (mutant) => … });
  */
 import { ConcurrencyLimiter, ManualClock, type Mode, type Store } from '@ratekeeper/core';
-import type { LeaseHolder } from '@ratekeeper/core/store';
+import type { RowLeases } from '@ratekeeper/core/store';
 import { describe as vitestDescribe, expect, it } from 'vitest';
 
 /** The two mutants every lease store builds for these checks. */
@@ -135,7 +135,7 @@ export function leaseChecks(options: LeaseCheckOptions): void {
   });
 }
 
-/** holder is a limiter's lease binding (the store's LeaseHolder, or its like): its renewals and the units it holds. */
-function holder(limiter: Leases): Pick<LeaseHolder, 'renew' | 'held'> {
-  return limiter.binding as unknown as Pick<LeaseHolder, 'renew' | 'held'>;
+/** holder is a limiter's lease binding (core's RowLeases, or its like): its renewals and the units it holds. */
+function holder(limiter: Leases): Pick<RowLeases, 'renew' | 'held'> {
+  return limiter.binding as unknown as Pick<RowLeases, 'renew' | 'held'>;
 }

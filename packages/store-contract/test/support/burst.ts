@@ -7,6 +7,7 @@
 import {
   CompositeLimiter,
   ConcurrencyLimiter,
+  FirstRequestWindowLimiter,
   FixedWindowLimiter,
   type Mode,
   type RateLimiter,
@@ -25,6 +26,7 @@ function member(spec: BurstMember, store: Store<Mode>, name: string): RateLimite
   if (spec.algorithm === 'concurrency') return new ConcurrencyLimiter<Mode>({ ...o, limit: spec.limit });
   if (spec.algorithm === 'sliding-window') return new SlidingWindowLimiter<Mode>({ ...o, limit: spec.limit, windowMs: spec.windowMs });
   if (spec.algorithm === 'sliding-log') return new SlidingLogLimiter<Mode>({ ...o, limit: spec.limit, windowMs: spec.windowMs });
+  if (spec.algorithm === 'first-request-window') return new FirstRequestWindowLimiter<Mode>({ ...o, limit: spec.limit, windowMs: spec.windowMs });
   return new FixedWindowLimiter<Mode>({ ...o, limit: spec.limit, windowMs: spec.windowMs });
 }
 

@@ -22,7 +22,9 @@ export type Flaw =
   | 'waits-rounded' // a denial's retryAfterMs rounded up to a whole second (never early, but not the step's figure)
   | 'reserve-early' // a booking tells half the wait its instant needs
   | 'release-ignored' // a concurrency lease's release does nothing
-  | 'ban-refund-kept'; // a refund during a ban gives the units back but never lifts the ban
+  | 'ban-refund-kept' // a refund during a ban gives the units back but never lifts the ban
+  | 'charge-capped' // a charge records only what the limit allows (a consume), then reads usage
+  | 'block-ignored'; // block does nothing
 
 const kept = Symbol('inner');
 type Inner = StoreBinding<'sync'>;
@@ -52,6 +54,13 @@ export function wrapped(mode: Mode, flaw?: Flaw): Store {
         if (flaw === 'release-ignored' && policy.algorithm === 'concurrency') return out(undefined);
         return out(refunds.refund?.(k(key), now, cost));
       },
+      charge: (key, now, cost) => {
+        if (flaw !== 'charge-capped') return out(b.charge?.(k(key), now, cost));
+        b.consume(k(key), now, cost);
+        return out(b.usage?.(k(key), now));
+      },
+      usage: (key, now) => out(b.usage?.(k(key), now)),
+      ...(b.block === undefined ? {} : { block: (key: string, now: number, ms: number) => out(flaw === 'block-ignored' ? undefined : b.block?.(k(key), now, ms)) }),
     }) as Wrapped;
   const unwrap = (bs: readonly StoreBinding[]) => bs.map((b) => (b as Wrapped)[kept]);
   const store: Store & { banned?: (b: StoreBinding, banMs: number) => StoreBinding } = {

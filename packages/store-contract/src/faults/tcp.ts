@@ -11,8 +11,11 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-/** listening starts a TCP server on a free port that hands each connection to `onSocket` (by default: answers nothing). */
-export async function listening(onSocket: (socket: Socket) => void = () => {}): Promise<Listener> {
+/**
+ * listening starts a TCP server on `port` (default: a free one; a closedPort's, to bring back a
+ * database that refused connections) that hands each connection to `onSocket` (by default: answers nothing).
+ */
+export async function listening(onSocket: (socket: Socket) => void = () => {}, port = 0): Promise<Listener> {
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -20,10 +23,9 @@ export async function listening(onSocket: (socket: Socket) => void = () => {}): 
     socket.on('error', () => {});
     onSocket(socket);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
-    port,
+    port: (server.address() as { port: number }).port,
     close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
@@ -31,15 +33,15 @@ export async function listening(onSocket: (socket: Socket) => void = () => {}): 
   };
 }
 
-/** relay listens on a free port and pipes each connection to `host`:`port` (the real database). */
-export function relay(host: string, port: number): Promise<Listener> {
+/** relay listens on `at` (default: a free port) and pipes each connection to `host`:`port` (the real database). */
+export function relay(host: string, port: number, at = 0): Promise<Listener> {
   return listening((socket) => {
     const upstream = connect(port, host);
     upstream.on('error', () => socket.destroy());
     socket.on('close', () => upstream.destroy());
     upstream.on('close', () => socket.destroy());
     socket.pipe(upstream).pipe(socket);
-  });
+  }, at);
 }
 
 /** closedPort is a port nothing listens on (a listener's, closed). */
