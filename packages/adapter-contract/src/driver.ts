@@ -101,4 +101,12 @@ export interface Driver<F> {
   construct(options: ContractOptions): Promise<void>;
   /** The body the framework answers a hidden 500 with, when it never shows the error (Koa). */
   readonly genericErrorBody?: string;
+  /**
+   * The Content-Type of a default 429/503 (default 'application/problem+json'): a framework whose
+   * exception layer serializes the problem object itself (Nest, through Express's res.json or Fastify's
+   * JSON serializer) adds its `; charset=utf-8`.
+   */
+  readonly problemContentType?: string;
+  /** The name the adapter's errors start with (default 'rateLimit', the factory's name). */
+  readonly owner?: string;
 }

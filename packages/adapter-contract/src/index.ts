@@ -17,9 +17,11 @@ export { type Resolves, ipSuite } from './client/ip.js';
 export { abortedLeasesReturn, closeOnFinish, leasesSuite } from './work/leases.js';
 export { listsSuite } from './client/lists.js';
 export { optionsSuite } from './answer/options.js';
+export { firstRequestRoutesSuite } from './answer/first-request-routes.js';
 export { outcomeSuite } from './work/outcome.js';
 export { goneClientUncounted, perCaller, perCallerSuite } from './client/per-caller.js';
 export { proxyWarningSuite } from './client/proxy-warning.js';
+export { HOSTILE_SPELLINGS, LIMIT, type RouteApp, type RouteServed, parametersLandInOneBucket, routeKeySuite, spellingsLandInOneBucket } from './client/route-keys.js';
 export { sharedNamesSuite } from './client/shared-names.js';
 export { retrySuite } from './answer/retry.js';
 export { validationSuite } from './answer/validation.js';
@@ -34,3 +36,5 @@ export { type WorkSent, type Tracked, type WorkApp, eventually, serveWork, track
 export { type StoreCase, hasRedis, storeCases } from './stores.js';
 export { leasesOutliveTheirClients, stormStaysWithin, workSuite } from './work/work.js';
 export { admittedAfterPause, pauseSuite } from './work/pause.js';
+export { type Flooded, rapidReset } from './work/h2-flood.js';
+export { type H2App, type H2Options, LEASES, PAIRS, closeWhenSent, rapidResetSuite, withinLeases } from './work/rapid-reset.js';

@@ -140,6 +140,27 @@ function shorthands<F>(driver: Driver<F>): void {
     await bare.http.get('/').expect(200).expect('RateLimit-Policy', '"sw-100-60000";q=100;w=60');
   });
 
+  // The peers' window (express-rate-limit, @fastify/rate-limit, rate-limiter-flexible): it starts at
+  // the key's first request, so Retry-After runs to the end of that client's own window, never to a
+  // clock boundary. The clock starts 7 s into an aligned 10 s window, where a fixed window says 3.
+  // Per route: ./first-request-routes.ts.
+  it("rateLimit({ windowMs, limit }) starts the client's window at its first request; 'fixed-window' stays aligned", async () => {
+    const clock = new ManualClock(1_700_000_007_000);
+    const { http } = driver.serve({ windowMs: 10_000, limit: 2, clock });
+    await http.get('/').expect(200).expect('RateLimit', '"frw-2-10000";r=1;t=10').expect('RateLimit-Policy', '"frw-2-10000";q=2;w=10');
+    clock.advance(2000);
+    await http.get('/').expect(200).expect('RateLimit', '"frw-2-10000";r=0;t=8');
+    await http.get('/').expect(429).expect('Retry-After', '8');
+    clock.advance(7999);
+    await http.get('/').expect(429).expect('Retry-After', '1');
+    clock.advance(1);
+    await http.get('/').expect(200).expect('RateLimit', '"frw-2-10000";r=1;t=10');
+
+    const aligned = driver.serve({ algorithm: 'fixed-window', windowMs: 10_000, limit: 1, clock: new ManualClock(1_700_000_007_000) });
+    await aligned.http.get('/').expect(200);
+    await aligned.http.get('/').expect(429).expect('Retry-After', '3');
+  });
+
   it("rateLimit({ algorithm: 'sliding-log', limit: 5, windowMs: 1000 }) admits 5 in any second, the 6th when the oldest leaves", async () => {
     const clock = new ManualClock(900);
     const { http } = driver.serve({ algorithm: 'sliding-log', limit: 5, windowMs: 1000, clock });

@@ -7,8 +7,10 @@
  */
 import { expect, it } from 'vitest';
 
-/** HandlerWording is what an adapter's refusals of `message` and `statusCode` say after `unknown option "…": `. */
+/** HandlerWording is what an adapter's refusals of `message` and `statusCode` say after `unknown option "…" of <adapter>: `. */
 export interface HandlerWording {
+  /** The adapter's package, which a refusal of another rate limiter's option names: `@ratekeeper/express`. */
+  readonly adapter: string;
   readonly message: string;
   readonly statusCode: string;
 }
@@ -17,8 +19,8 @@ export interface HandlerWording {
 export function refusalSuite(rateLimit: (options?: never) => unknown, wording: HandlerWording): void {
   const create = (options: object) => () => (rateLimit as (options: unknown) => unknown)(options);
   it("refuses message and statusCode with a handler written in this adapter's terms", () => {
-    expect(create({ message: 'Too many requests' })).toThrowError(new TypeError(`rateLimit: unknown option "message": ${wording.message}`));
-    expect(create({ statusCode: 503 })).toThrowError(new TypeError(`rateLimit: unknown option "statusCode": ${wording.statusCode}`));
+    expect(create({ message: 'Too many requests' })).toThrowError(new TypeError(`rateLimit: unknown option "message" of ${wording.adapter}: ${wording.message}`));
+    expect(create({ statusCode: 503 })).toThrowError(new TypeError(`rateLimit: unknown option "statusCode" of ${wording.adapter}: ${wording.statusCode}`));
   });
 
   it.each([

@@ -62,7 +62,10 @@ export function retrySuite<F>(drivers: readonly Driver<F>[]): void {
         const clock = new ManualClock(0);
         const { http } = driver.serve({ limiter: new TokenBucketLimiter({ capacity: 1, refillPerSecond: 0.5, name: 'api', clock }) });
         await http.get('/').expect(200);
-        const denied = await http.get('/').expect(429).expect('Content-Type', 'application/problem+json');
+        const denied = await http
+          .get('/')
+          .expect(429)
+          .expect('Content-Type', driver.problemContentType ?? 'application/problem+json');
         expect(JSON.parse(denied.text)).toEqual({
           type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
           title: 'Request cannot be satisfied as assigned quota has been exceeded',

@@ -120,7 +120,8 @@ export async function answersEveryError<F>(driver: Driver<F>, factory: F, mode: 
       if (res.status === 500 && driver.genericErrorBody !== undefined) expect(res.text).toBe(driver.genericErrorBody);
     }
     expect(statuses, 'statuses').toEqual(kase.statuses);
-    expect(errors.map((e) => `${(e as Error).name}: ${(e as Error).message}`)).toEqual(kase.errors);
+    const owner = `${driver.owner ?? 'rateLimit'}: `;
+    expect(errors.map((e) => `${(e as Error).name}: ${(e as Error).message}`)).toEqual(kase.errors.map((e) => e.replace('rateLimit: ', owner)));
     expect(ran(), 'route runs').toBe(kase.statuses.filter((s) => s === 200).length);
   });
 }
@@ -150,7 +151,7 @@ export function decisionErrorsSuite<F>(drivers: readonly Driver<F>[], mutants: r
         const inner = new TokenBucketLimiter({ capacity: 5, refillPerSecond: 1 });
         const hostile = { ...limiterFor('sync', 5), policies: [{ ...inner.policy, name: HOSTILE_NAME }] };
         await expect(driver.construct({ limiter: hostile })).rejects.toThrow(
-          /^rateLimit: limiter policies\[0\]: policy name "evil\\r\\nSet-Cookie: stolen=1" is not a header-safe token$/,
+          new RegExp(`^${driver.owner ?? 'rateLimit'}: limiter policies\\[0\\]: policy name "evil\\\\r\\\\nSet-Cookie: stolen=1" is not a header-safe token$`),
         );
         await expect(driver.construct({ name: HOSTILE_NAME })).rejects.toThrow(/^TokenBucketLimiter: name must be /);
       });

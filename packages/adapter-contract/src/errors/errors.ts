@@ -95,7 +95,10 @@ export function errorsSuite<F>(drivers: readonly Driver<F>[]): void {
             const { http, errors, ran } = app({ limiter: counted.limiter, skip: () => (async ? Promise.resolve(answer as never) : (answer as never)) });
             const res = await http.get('/').expect(500);
             genericBody(res.text);
-            expect([(errors[0] as Error).name, (errors[0] as Error).message]).toEqual(['TypeError', `rateLimit: skip(req) must return a boolean, got ${shown}`]);
+            expect([(errors[0] as Error).name, (errors[0] as Error).message]).toEqual([
+              'TypeError',
+              `${driver.owner ?? 'rateLimit'}: skip(req) must return a boolean, got ${shown}`,
+            ]);
             expect([counted.keys, ran()]).toEqual([[], 0]);
           }
         }
@@ -104,7 +107,7 @@ export function errorsSuite<F>(drivers: readonly Driver<F>[]): void {
       it('a key function returning a non-string is an error, never a shared bucket', async () => {
         const { http, errors } = app({ key: () => undefined as unknown as string });
         await http.get('/').expect(500);
-        expect((errors[0] as Error).message).toBe('rateLimit: key(req) must return a string, got undefined');
+        expect((errors[0] as Error).message).toBe(`${driver.owner ?? 'rateLimit'}: key(req) must return a string, got undefined`);
       });
 
       it('hostile keys count normally and never reach a header', async () => {

@@ -36,7 +36,7 @@ export async function closedFailureIs503<F>(driver: Driver<F>, factory: F): Prom
   expect(res.status).toBe(503);
   expect(res.headers['retry-after']).toBe('1');
   expect(res.headers['ratelimit-policy']).toBe('"b";q=5;w=5');
-  expect(res.headers['content-type']).toBe('application/problem+json');
+  expect(res.headers['content-type']).toBe(driver.problemContentType ?? 'application/problem+json');
   expect(JSON.parse(res.text)).toEqual({
     type: 'https://iana.org/assignments/http-problem-types#temporary-reduced-capacity',
     title: 'Service temporarily unable to apply its rate limits',

@@ -1,7 +1,7 @@
 /**
  * Mutants: stores whose bans outlive the refunds of the charges that caused them (an earlier release's
  * behaviour): a refund goes to the policy alone and leaves a running ban as it is, so six concurrent
- * logins that all succeed ban the key for the whole hour. The login suite (../login.ts) must catch
+ * logins that all succeed ban the key for the whole hour. The login suite (../work/login.ts) must catch
  * both, on memory and on Redis.
  */
 import { MemoryStore, type StoreBinding } from '@ratekeeper/core';

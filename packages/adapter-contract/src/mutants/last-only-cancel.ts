@@ -1,7 +1,7 @@
 /**
  * Mutants: stores whose booking cancels succeed only for the latest live booking of a key (the rule
  * of an earlier release): in a burst, a request whose client leaves while others are booked behind it keeps
- * its units. The delay suite's aborted-burst check (../aborted-burst.ts) must catch both, on memory
+ * its units. The delay suite's aborted-burst check (../delay/aborted-burst.ts) must catch both, on memory
  * and on Redis.
  */
 import { type Booking, MemoryStore, type StoreBinding } from '@ratekeeper/core';

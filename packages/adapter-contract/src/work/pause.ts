@@ -6,7 +6,7 @@
  * the key admits exactly 10 new requests (the 11th is a 429), not 0–2 until the leases' TTL (30 s).
  *
  * The check runs on the real RedisStore and on the mutant build that drops a release Redis could not
- * run (an earlier release's store, @ratekeeper/redis's test/support/mutant-builds.ts), which it must
+ * run (an earlier release's store, packages/redis/test/support/mutant-builds.ts), which it must
  * catch. Each run starts its own redis-server on a free loopback port (the pause would disturb any
  * other suite's server) and stops it after.
  */
