@@ -1,20 +1,21 @@
 /**
  * RedisBinding: one limiter's policy on a RedisStore. Each call is one EVALSHA of the policy's script
  * on one key; whatever keeps Redis from deciding is decided by the store's failure policy instead
- * (see ./failure.ts), so the promises resolve, never reject.
+ * (core's packages/core/src/store/remote/failure.ts), so the promises resolve, never reject.
  *
  * The 'fallback' policy decides on an in-process binding of the same algorithm and policy, created
  * here once. Its counts are its own: they are not merged into Redis when Redis comes back.
  */
-import type { Algorithm, Decision, Policy, StoreBinding } from '@ratekeeper/core';
+import type { Algorithm, Decision, Policy, StoreBinding, Usage } from '@ratekeeper/core';
 import type { Batcher, Group } from './transport/batcher.js';
 import type { DenyCache } from './transport/deny-cache.js';
 import { allowedOf, decodeOne } from './transport/decisions.js';
-import { Failure, type FailureInfo, type FailurePolicy, type Fallback, decideByPolicy, failureInfo } from '@ratekeeper/core/store';
+import { Failure, type FailureInfo, type FailurePolicy, type Fallback, type Owed, decideByPolicy, failureInfo } from '@ratekeeper/core/store';
 import { encodeKey, keyHead } from './keys.js';
 import { BATCHED } from './lua/batch-script.js';
 import { type Script, type StepName, refundScript, singleScript } from './lua/scripts.js';
 import type { Interpret, RedisRemote } from './transport/remote.js';
+import { Verbs } from './verbs.js';
 
 type Operation = FailureInfo['operation'];
 
@@ -31,6 +32,8 @@ export interface Backend {
   readonly denyCache: DenyCache | undefined;
   /** The number each fallback divides its policy by: the option, or the peers last seen (./transport/peers.ts). */
   fallbackDivisor(): number;
+  /** Refunds never sent while Redis was away, sent again when it answers (core's Owed). */
+  readonly owed: Owed;
   report(info: FailureInfo): void;
 }
 
@@ -54,6 +57,8 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   /** This policy as a group of one: its entry in the batch script's layout, and its own command. */
   readonly #group: Group;
   readonly #refund: Script;
+  /** @internal rate-limiter-flexible's verbs on this policy (./verbs.ts), for this binding and its bans. */
+  readonly verbs: Verbs;
 
   /** @internal Made by the store's bind (limiters call it). */
   constructor(backend: Backend, algorithm: Algorithm<P>, policy: P, fallback: Fallback) {
@@ -79,11 +84,17 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
       index: 0,
     };
     this.#refund = refundScript(step, backend.clientTime);
+    this.verbs = new Verbs(step, backend.clientTime);
   }
 
   /** fallback is the in-process binding of this policy's share that decides while Redis cannot. */
   get fallback(): StoreBinding<'sync'> {
     return this.#fallback.binding;
+  }
+
+  /** @internal fallbackFor is the fallback with a ban of `banMs` in front (core's Fallback.bannedFor), or the plain one. */
+  fallbackFor(banMs: number | undefined): StoreBinding<'sync'> {
+    return banMs === undefined ? this.#fallback.binding : this.#fallback.bannedFor(banMs);
   }
 
   /** keyOf is the Redis key of this policy's state for `key`. */
@@ -146,9 +157,18 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
   /**
    * refund gives `cost` back to the key in one atomic script (the algorithm's refund port). When Redis
    * cannot answer, the failure is reported and the refund goes to the fallback binding, which is where
-   * the charge went while Redis was away.
+   * the charge went while Redis was away; a refund that was never sent (the breaker open) is also owed
+   * to Redis and sent again when it answers (core's Owed), where the charge it gives back was recorded.
+   * One that may have run (a timeout, a lost connection) is not: sent twice, it would give back twice.
    */
   refund(key: string, now: number, cost: number): Promise<void> {
+    return this.#refundOn(key, now, cost, (ended) => {
+      this.backend.report(info('refund', this.policy.name, ended));
+      this.fallback.refund?.(key, now, cost);
+    });
+  }
+
+  #refundOn(key: string, now: number, cost: number, failed: (ended: Failure) => void): Promise<void> {
     // A remembered denial may no longer hold once units come back; a batched consume goes first.
     this.backend.denyCache?.forget(this.keyOf(key));
     this.backend.batcher?.flush();
@@ -162,9 +182,23 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
       // Again at the reply: a refund Redis ran past its deadline is sent again, after a denial sent later.
       this.backend.denyCache?.forget(redisKey);
       if (!(ended instanceof Failure)) return;
-      this.backend.report(info('refund', this.policy.name, ended));
-      this.fallback.refund?.(key, now, cost);
+      failed(ended);
+      if (ended.reason === 'unavailable') this.#owe(key, now, cost);
     });
+  }
+
+  #owe(key: string, now: number, cost: number): void {
+    this.backend.owed.owe(this.policy.name, () => void this.#refundOn(key, now, cost, () => {}));
+  }
+
+  /** charge adds `cost` to the key whatever the limit says, in one script call (./verbs.ts). */
+  charge(key: string, now: number, cost: number): Promise<Usage> {
+    return this.verbs.charge(this, this.fallback, key, now, cost);
+  }
+
+  /** usage reads the key's usage in one script call, writing nothing (./verbs.ts). */
+  usage(key: string, now: number): Promise<Usage> {
+    return this.verbs.usage(this, this.fallback, key, now);
   }
 
   /**
@@ -183,9 +217,9 @@ export class RedisBinding<P extends Policy = Policy> implements StoreBinding<'as
     return this.decideWithout(key, now, cost, commit);
   }
 
-  /** decideWithout is the failure policy's decision for this binding alone. */
-  decideWithout(key: string, now: number, cost: number, commit: boolean): Decision {
-    return decideByPolicy(this.backend.onFailure, this.policy, this.fallback, key, now, cost, commit);
+  /** decideWithout is the failure policy's decision for this binding alone (with a ban of `banMs` in front, on the fallback, when given). */
+  decideWithout(key: string, now: number, cost: number, commit: boolean, banMs?: number): Decision {
+    return decideByPolicy(this.backend.onFailure, this.policy, this.fallbackFor(banMs), key, now, cost, commit);
   }
 }
 

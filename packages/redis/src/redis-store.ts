@@ -7,14 +7,14 @@
  * specification: given the same `now` the two reach bit-identical decisions. By default the script
  * reads `now` from the server's TIME, so no application server's clock skew can bend a limit;
  * `time: 'client'` passes the limiter's clock instead (deterministic tests); every script still reads
- * TIME for its deadline (see ./remote.ts).
+ * TIME for its deadline (see ./transport/remote.ts).
  * Keys are `${prefix}${policy}:{${key}}` (see ./keys.ts), each with a TTL equal to the time until its
  * state is empty.
  *
  * Failure is a policy, not an accident: a call fails when Redis has answered nothing for `timeoutMs`
  * (a busy Redis answering a queue is waited for), and what Redis cannot decide (timeout, lost
  * connection, error reply) is decided by `onFailure`, never also by Redis (script deadlines, see
- * ./remote.ts): 'fallback' (default: an
+ * ./transport/remote.ts): 'fallback' (default: an
  * in-process limiter with the same policy), 'open' (admit) or 'closed' (deny; adapters answer 503).
  * The Decision says so in `failure`; the store emits 'failure' with a FailureInfo (never 'error', which
  * would crash a process without a listener); no promise ever rejects for a store failure. Without a
@@ -32,7 +32,7 @@
  * A policy name is a key namespace: limiters with the same name share their counts, in this process
  * and in every other one (in one process, core refuses two limiters that would share a name they did
  * not give: core's store-names.ts). Binding one name twice with different parameters throws (while a binding
- * with the first parameters is alive: see ./names.ts). A composite is checked when CompositeLimiter is
+ * with the first parameters is alive: core's PolicyNames). A composite is checked when CompositeLimiter is
  * built (prepareAll): more than 16 members, or members of another store, throw there, never from
  * consume.
  */
@@ -41,7 +41,7 @@ import type { Algorithm, Booking, ConcurrencyPolicy, Decision, Policy, StoreBind
 import { RedisBans } from './ban-binding.js';
 import { type Backend, RedisBinding, scriptParams } from './binding.js';
 import { type PreparedMembers, decideComposite, prepareMembers } from './composite.js';
-import { type FailureInfo, type FailurePolicy, Fallback, type FallbackStore, type Peers, failureWarner } from '@ratekeeper/core/store';
+import { type FailureInfo, type FailurePolicy, Fallback, type FallbackStore, Owed, type Peers, UNAVAILABLE, failureInfo, failureWarner } from '@ratekeeper/core/store';
 import { causeOf } from './failure-warning.js';
 import { STEPS, type StepName } from './lua/scripts.js';
 import { type RedisStoreOptions, type TimeSource, resolveOptions } from './options.js';
@@ -49,9 +49,10 @@ import { Batcher } from './transport/batcher.js';
 import { DenyCache } from './transport/deny-cache.js';
 import { redisPeers } from './transport/peers.js';
 import { leaseCounters } from './lease/lease-calls.js';
-import { PolicyNames } from './names.js';
+import { PolicyNames } from '@ratekeeper/core/store';
 import { RedisConcurrency } from './concurrency/concurrency-binding.js';
 import { type PreparedConcurrency, decideWithConcurrency, hasConcurrency, prepareConcurrency } from './concurrency/concurrency-composite.js';
+import { watchLink } from './transport/link.js';
 import { RedisRemote } from './transport/remote.js';
 import { type PreparedReserve, bookOnRedis, prepareReserve } from './reserve.js';
 import { slotOf } from './transport/slot.js';
@@ -102,6 +103,7 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
     });
     // Functions where the server has them; a Redis Cluster keeps to scripts (a library would have to be loaded on every node).
     const remote = new RedisRemote(o.send, o.timeoutMs, o.probeIntervalMs, !o.cluster);
+    watchLink(client, remote.remote);
     const clientTime = o.time === 'client';
     const peers = redisPeers(remote, o.prefix);
     this.#peers = peers;
@@ -118,6 +120,10 @@ export class RedisStore extends EventEmitter<RedisStoreEvents> implements Store<
       batcher: o.batch ? new Batcher(remote, clientTime, o.maxBatchSize, o.cluster ? slotOf : undefined, denyCache) : undefined,
       denyCache,
       fallbackDivisor: this.#fallbackDivisor,
+      owed: new Owed(
+        (callback) => remote.remote.onRecover(callback),
+        (policy) => this.#report(failureInfo('refund', policy, UNAVAILABLE)),
+      ),
       report: (info) => this.#report(info),
     };
   }

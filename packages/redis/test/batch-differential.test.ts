@@ -15,7 +15,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisStore } from '../src/index.js';
 import { SOLO_BELOW } from '../src/transport/batcher.js';
 import { CLIENT_KINDS, type ClientKind, client, closeAll } from './support/clients.js';
-import { type Spec, type Step, makeLimiter, nextInstant, specs, startInstant, steps } from './support/histories.js';
+import { type Spec, type Step, makeLimiter, instantsOf, specs, startInstant, steps } from './support/histories.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
 
@@ -67,9 +67,9 @@ async function replayAtOnce(spec: Spec, start: number, history: readonly Step[],
   const prefix = `batch${run++}:`;
   const want: Answer[] = [];
   const got: Promise<Answer>[] = [];
-  let now = start;
+  const instants = instantsOf(start, [spec]);
   for (const [i, step] of history.entries()) {
-    now = nextInstant(now, step.dt, [spec]);
+    const now = instants.next(step.dt);
     clock.set(now);
     const key = `${prefix}${step.key}`;
     if (step.op === 'reset') {
@@ -92,7 +92,7 @@ async function replayAtOnce(spec: Spec, start: number, history: readonly Step[],
 }
 
 const composites = fc
-  .subarray([specs['token-bucket'], specs['sliding-window'], specs['fixed-window'], specs['sliding-log']], { minLength: 2 })
+  .subarray([specs['token-bucket'], specs['sliding-window'], specs['fixed-window'], specs['first-request-window'], specs['sliding-log']], { minLength: 2 })
   .chain((arbs) => fc.tuple(...arbs))
   .map((members) => members as Spec[]);
 
@@ -110,9 +110,9 @@ async function replayCompositesAtOnce(members: readonly Spec[], start: number, h
   await Promise.all(Array.from({ length: SOLO_BELOW + 2 }, () => redis.peek('warm')));
   const want: Answer[] = [];
   const got: Promise<Answer>[] = [];
-  let now = start;
+  const instants = instantsOf(start, members);
   for (const step of history) {
-    now = nextInstant(now, step.dt, members);
+    const now = instants.next(step.dt);
     clock.set(now);
     const key = `composite${id}:${step.key}`;
     if (step.op === 'reset') {
@@ -168,7 +168,7 @@ describeRedis('batched decisions equal one-by-one decisions', () => {
   }
 
   for (const kind of CLIENT_KINDS) {
-    for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window'] as const) {
+    for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window', 'first-request-window'] as const) {
       it(`decides ${algorithm} histories fired at once as memory decides them in order, through ${kind}`, async () => {
         const before = (stores.get(kind) as RedisStore).batching.calls;
         await fc.assert(

@@ -107,9 +107,11 @@ describeRedis('batcher split', () => {
     await Promise.all(Array.from({ length: 50 }, (_, c) => caller(c)));
     expect(admitted).toBe(2000);
     // The callers' first calls come at once, a burst: its first ALONE calls go alone and the rest wait in
-    // one held batch. From then on, the closed loop: no batch above half of the 50.
+    // one held batch (with, on a loaded machine, the next calls of callers whose lone call was answered
+    // before it went: at most one each). From then on, the closed loop: no batch above half of the 50.
     expect(seen.sizes.slice(0, ALONE)).toEqual(Array(ALONE).fill(1));
-    expect(seen.sizes[ALONE]).toBe(50 - ALONE);
+    expect(seen.sizes[ALONE]).toBeGreaterThanOrEqual(50 - ALONE);
+    expect(seen.sizes[ALONE]).toBeLessThanOrEqual(50);
     expect(Math.max(...seen.sizes.slice(ALONE + 1))).toBeLessThanOrEqual(25);
     expect(seen.peak).toBeGreaterThanOrEqual(2);
     expect(store.batching.calls).toBeGreaterThan(1900);

@@ -73,7 +73,7 @@ async function runComposite(composite: 'atomic' | 'parallel-union', prefix: stri
     skewMs: 0,
     requests,
     // This test counts script calls: a budget no queue here outlasts keeps every call to one attempt
-    // (a call refused as past its deadline is sent again, see src/remote.ts), and a fixed fallback
+    // (a call refused as past its deadline is sent again, see src/transport/remote.ts), and a fixed fallback
     // divisor sends no peer count beats.
     timeoutMs: 10_000,
     fallbackDivisor: 1,

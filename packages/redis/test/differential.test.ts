@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FailureInfo, RedisStore } from '../src/index.js';
 import { CLIENT_KINDS, type ClientKind, client, closeAll, ioredis } from './support/clients.js';
-import { type Spec, type Step, composites, makeLimiter, nextInstant, specs, startInstant, steps } from './support/histories.js';
+import { type Spec, type Step, composites, makeLimiter, instantsOf, specs, startInstant, steps } from './support/histories.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
 import { immortalKeys } from './support/ttl.js';
@@ -27,7 +27,7 @@ beforeAll(async () => {
   server = await startServer();
   for (const kind of CLIENT_KINDS) {
     // Field for field: the deny cache answers a denial's `remaining` as Redis last gave it (see
-    // test/deny-cache-differential.test.ts for the verdicts with it on); batching stays on.
+    // test/deny-cache-policies.test.ts for the verdicts with it on); batching stays on.
     const store = new RedisStore({ client: await client(kind, server.port), time: 'client', timeoutMs: 5000, onFailure: 'closed', denyCache: false });
     store.on('failure', (info) => failures.push(info));
     stores.set(kind, store);
@@ -48,9 +48,9 @@ async function replay(members: readonly Spec[], start: number, history: readonly
   const redis: RateLimiter<'async'> =
     members.length === 1 ? makeLimiter(members[0] as Spec, store, clock) : new CompositeLimiter(members.map((spec) => makeLimiter(spec, store, clock)));
   const prefix = `run${run++}:`;
-  let now = start;
+  const instants = instantsOf(start, members);
   for (const [i, step] of history.entries()) {
-    now = nextInstant(now, step.dt, members);
+    const now = instants.next(step.dt);
     clock.set(now);
     const key = `${prefix}${step.key}`;
     const where = `step ${i} (${step.op} cost ${step.cost} at ${now})`;
@@ -80,7 +80,7 @@ describeRedis('the Lua scripts decide exactly as the TypeScript steps', () => {
   // more, so a key is never gone where memory still has it. Default policy names: the key-size check
   // below reads the limit from them.
   for (const kind of CLIENT_KINDS) {
-    for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window', 'sliding-log'] as const) {
+    for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window', 'first-request-window', 'sliding-log'] as const) {
       it(`gives identical ${algorithm} decisions on memory and on Redis through ${kind}, the clock stepping back`, async () => {
         await fc.assert(
           property(

@@ -101,10 +101,12 @@ describeRedis('Redis absent at startup, started later', () => {
     });
   }
 
-  it('reports the outage as timeouts, refused connections and unavailability, never as a reply', () => {
+  it('reports the outage as refused connections and unavailability, never as a timeout or a reply', () => {
     const reasons = new Set(events.map((e) => e.reason));
-    expect(reasons.has('timeout') && reasons.has('unavailable')).toBe(true);
-    expect([...reasons].filter((r) => r === 'reply')).toEqual([]);
+    // Which of the two a decision names depends on the race between the client's refusal event and the
+    // breaker (a loaded machine sees only one): each is a refused connection, neither is waited for.
+    expect(reasons.size).toBeGreaterThan(0);
+    expect([...reasons].filter((r) => r !== 'connection' && r !== 'unavailable')).toEqual([]);
   });
 
   it('catches the naive mutant holding its requests until Redis starts', () => {

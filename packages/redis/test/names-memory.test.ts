@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { FixedWindowLimiter } from '@ratekeeper/core';
 import { describe, expect, it } from 'vitest';
-import { PolicyNames } from '../src/names.js';
+import { PolicyNames } from '@ratekeeper/core/store';
 import { RedisStore } from '../src/index.js';
 import { ForeverNames } from './mutants/forever-names.js';
 

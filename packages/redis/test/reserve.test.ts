@@ -13,11 +13,12 @@ import { CANCELLABLE_BOOKINGS } from '@ratekeeper/core/store';
 import { type Decided, prepareRateLimit } from '@ratekeeper/core/adapter';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
+import { type AnySpec, type BookingStep, replayBookings } from '@ratekeeper/store-contract';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { type FailureInfo, RedisStore, storageKey } from '../src/index.js';
 import { CANCELLABLE } from '../src/lua/ledger.js';
 import { CLIENT_KINDS, type ClientKind, client, closeAll, ioredis } from './support/clients.js';
-import { type Spec, limitOf, makeLimiter, nextInstant, specs, startInstant } from './support/histories.js';
+import { MARGIN_MS, type Spec, limitOf, makeLimiter, nextInstant, specs, startInstant } from './support/histories.js';
 import { type RedisServer, freePort, startServer } from './support/redis-server.js';
 import { describeRedis } from './support/requirements.js';
 import { immortalKeys } from './support/ttl.js';
@@ -131,6 +132,24 @@ describeRedis('reserve on Redis books exactly as on the memory store', () => {
       { kind: 'reserve', cost: 1, maxWaitMs: 5 },
     ];
     await replay(members, 1_656_741_599_994, sequence, 'ioredis'); // 6 ms before a 4-second window ends
+  });
+
+  it("cancels a booking whose members a refund and a consume brought back to the booking's states, as memory does (the differential's counterexample, seed 1216067642: a consume's value carries an expiry tail)", async () => {
+    const members: AnySpec[] = [
+      { algorithm: 'sliding-window', limit: 1, windowMs: 9000 },
+      { algorithm: 'fixed-window', limit: 6, windowMs: 9806 },
+      { algorithm: 'first-request-window', limit: 10, windowMs: 2007 },
+    ];
+    const steps: BookingStep[] = [
+      { op: 'reserve', dt: 1, cost: 1, key: 0 },
+      { op: 'reserve', dt: 2007, cost: 1, key: 0 },
+      { op: 'refund', dt: 0, cost: 1, key: 0 },
+      { op: 'consume', dt: 0, cost: 1, key: 0 },
+      { op: 'cancel', dt: 1, cost: 1, key: 0, pick: 1 },
+      { op: 'reserve', dt: 1, cost: 1, key: 0, maxWaitMs: 0 },
+    ];
+    const store = stores.get('ioredis') as RedisStore;
+    await replayBookings({ store, fresh: () => `tail${run++}`, keys: ['k'], graceMs: 1, marginMs: MARGIN_MS, together: false }, members, 1_577_836_800_000, steps);
   });
 
   for (const algorithm of ['token-bucket', 'sliding-window', 'fixed-window', 'sliding-log'] as const) {

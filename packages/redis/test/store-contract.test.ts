@@ -4,7 +4,7 @@
  * time (the deny cache off: it answers a repeated denial's `remaining` as Redis last gave it, see
  * deny-cache-differential.test.ts), on histories that keep every TTL past MARGIN_MS (Redis expires
  * keys by its real clock: ./support/histories.ts) and never step the clock back (see below); through
- * ioredis, its mutants are four classic
+ * ioredis, its mutants are five classic
  * porting mistakes of the Lua scripts (./mutants/rewritten-scripts-client.ts). The burst is 8 worker
  * processes (./support/worker.mjs, the built package), each with its own connection and a store of
  * DEFAULT options (timeoutMs 50, 'fallback': Redis works through 16,000 scripts far slower than that,
@@ -15,7 +15,7 @@ import { type Burst, storeContractSuite } from '@ratekeeper/store-contract';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { RedisStore } from '../src/index.js';
-import { FORGETFUL_LOG, LATE_LOG_BOUNDARY, LOSSY_STATE, TRUNCATED_REPLY, rewrittenScripts } from './mutants/rewritten-scripts-client.js';
+import { FORGETFUL_LOG, LATE_FIRST_REQUEST_BOUNDARY, LATE_LOG_BOUNDARY, LOSSY_STATE, TRUNCATED_REPLY, rewrittenScripts } from './mutants/rewritten-scripts-client.js';
 import { CLIENT_KINDS, type ClientKind, client, closeAll } from './support/clients.js';
 import { MARGIN_MS } from './support/histories.js';
 import { type RedisServer, startServer } from './support/redis-server.js';
@@ -24,7 +24,13 @@ import { WorkerPool, type WorkerSetup } from './support/workers.js';
 
 /** RATEKEEPER_DIFF_RUNS raises the number of histories per property (nightly runs use more). */
 const RUNS = Number(process.env['RATEKEEPER_DIFF_RUNS'] ?? 30);
-const REWRITES = { 'lossy-state': LOSSY_STATE, 'truncated-reply': TRUNCATED_REPLY, 'late-log-boundary': LATE_LOG_BOUNDARY, 'forgetful-log': FORGETFUL_LOG };
+const REWRITES = {
+  'lossy-state': LOSSY_STATE,
+  'truncated-reply': TRUNCATED_REPLY,
+  'late-log-boundary': LATE_LOG_BOUNDARY,
+  'late-first-request-boundary': LATE_FIRST_REQUEST_BOUNDARY,
+  'forgetful-log': FORGETFUL_LOG,
+};
 type Rewrite = keyof typeof REWRITES;
 type BurstMutant = Extract<WorkerSetup['store'], 'get-then-set' | 'snapshot-batch'>;
 
@@ -65,6 +71,7 @@ for (const kind of CLIENT_KINDS) {
   const mutants = kind === 'ioredis';
   describeRedis(`RedisStore through ${kind}`, () => {
     storeContractSuite(`RedisStore (${kind})`, async () => ({ store: new RedisStore({ client: await client(kind, server.port) }) }), {
+      another: async () => new RedisStore({ client: await client(kind, server.port) }),
       differential: {
         store: (mutant?: Rewrite) => clientTime(kind, mutant),
         marginMs: MARGIN_MS,
@@ -82,6 +89,12 @@ for (const kind of CLIENT_KINDS) {
               { what: 'a port with figures returned as Lua numbers', mutant: 'truncated-reply', history: 'rates' },
               { what: 'a sliding-log boundary off by one', mutant: 'late-log-boundary', history: 'rates', algorithm: 'sliding-log' },
               { what: 'a sliding log that forgets the units still inside its window', mutant: 'forgetful-log', history: 'rates', algorithm: 'sliding-log' },
+              {
+                what: 'a first-request window live at exactly its end',
+                mutant: 'late-first-request-boundary',
+                history: 'rates',
+                algorithm: 'first-request-window',
+              },
             ]
           : [],
       },

@@ -14,7 +14,7 @@
  *   gives it back there on release), 'open' admits without a lease, 'closed' denies. Each admission's
  *   units are remembered in order with their kind, so a release gives back what was taken where it was
  *   taken. A lease whose acquire reply was lost after Redis ran it is not known here: it expires by
- *   itself after the TTL (the deadline makes this rare: see ./remote.ts).
+ *   itself after the TTL (the deadline makes this rare: see ../transport/remote.ts).
  * - Release sends ZREM of the members, atomic and idempotent. One that Redis could not run (stopped,
  *   restarted, the breaker open) is reported once and kept, and sent again every probeIntervalMs
  *   (each retry may be the store's probe) and at once when Redis answers again (Remote.onRecover): a

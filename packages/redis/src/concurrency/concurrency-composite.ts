@@ -1,6 +1,6 @@
 /**
  * Composites with concurrency members on Redis: the leases are asked first (each an atomic ACQUIRE,
- * lua/concurrency.ts), the rate members after, together in their one composite script (./composite.ts).
+ * lua/concurrency.ts), the rate members after, together in their one composite script (../composite.ts).
  * All or nothing in effect: a request denied a lease spends no rate (the rates are then only peeked,
  * for the decision's parts), and a request the rates deny keeps no lease (the ones it took a moment
  * before are released at once, by id). In that moment the lease is held: a concurrent request may be

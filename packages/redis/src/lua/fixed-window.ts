@@ -25,7 +25,9 @@ local function fw(raw, now, cost, W, limit)
   end
   local retry
   if cost > limit then retry = INF else retry = e end
-  return false, limit - count, retry, e, 0, nil
+  local remaining = 0
+  if count < limit then remaining = limit - count end -- a charge may have gone past it
+  return false, remaining, retry, e, 0, nil
 end
 
 local function fw_refund(raw, now, cost, W, limit)

@@ -4,7 +4,7 @@
  * `local function`s (the helpers, the steps) are closures Redis builds again on every call; a library
  * builds them once, when it is loaded, so FCALL runs only the call's own part: the deadline check and
  * the body. Same Redis, same decision: the one-call token bucket costs Redis 60 k instructions by
- * FCALL against 74 k by EVALSHA (callgrind; benchmarks/README.md).
+ * FCALL against 74 k by EVALSHA (callgrind; benchmarks/NOTEBOOK.md).
  *
  * A function is its script, word for word: the same helpers, steps and body, called with the same
  * KEYS and ARGV (FCALL's layout is EVALSHA's), so the two answer alike and every caller builds one

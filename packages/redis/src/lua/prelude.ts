@@ -119,7 +119,7 @@ end
  * DEADLINE: every script reads TIME first (ms = s·1000 + ⌊µs/1000⌋) and, when it starts at or after
  * the deadline its caller sent as the last ARGV, changes nothing and answers the server time, negated
  * (no decision is ever a negative integer): its caller may already have decided locally (see
- * ../server-clock.ts). Reading TIME before writing is safe under effects replication.
+ * core's packages/core/src/store/remote/server-clock.ts). Reading TIME before writing is safe under effects replication.
  */
 const DEADLINE = `
 local clock = redis.call('TIME')

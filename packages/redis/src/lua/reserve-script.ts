@@ -21,8 +21,9 @@
  *
  * CANCEL. ARGV: `now` (client time only), a placeholder cost, two parameters per member (as RESERVE),
  * `at`, the id, the deadline. When
- * `now < at`, every member's ledger holds the booking and every member's state is still the ledger's
- * head (nothing but bookings wrote it), it replays each member's other bookings from the ledger's base
+ * `now < at`, every member's ledger holds the booking and every member's state (its value less the
+ * expiry tail a consume may add: prelude.ts's untail) is still the ledger's head (nothing but bookings
+ * wrote it, or what else wrote it came back to the same state, as core's ledger compares), it replays each member's other bookings from the ledger's base
  * (each must be admitted again at its instant), writes the states (a member left with no booking gets
  * its base back with the rest of its TTL, or loses the key) and the ledgers without the booking, and
  * answers 2; otherwise it changes nothing and answers 1.
@@ -95,7 +96,7 @@ if not (now < at) then return 1 end
 local ledgers, found = {}, {}
 for i = 1, n do
   local L = ledger_of(redis.call('GET', KEYS[n + i]))
-  if not L or (redis.call('GET', KEYS[i]) or '') ~= L.head then return 1 end
+  if not L or ((untail(redis.call('GET', KEYS[i]))) or '') ~= L.head then return 1 end
   for k = 0, L.count - 1 do
     local e_id, e_at = entry_of(L, k)
     if e_id == id and e_at == at then found[i] = k end

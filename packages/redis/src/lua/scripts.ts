@@ -9,7 +9,7 @@
  *   ARGV       client time only: `now` in epoch ms as JavaScript's String(number); then the cost,
  *              negative for a peek (decide, record nothing); then each policy's two parameters
  *              (String(number)), in key order: capacity and refill interval (ms) for a token
- *              bucket, window (ms) and limit for the windows and the sliding log; last, the deadline in server epoch
+ *              bucket, window (ms) and limit for the windows (aligned or first-request) and the sliding log; last, the deadline in server epoch
  *              ms, set by Remote on each send: a script that starts at or after it changes nothing
  *              and answers -TIME in ms, an 'expired' reply (see ./prelude.ts).
  * Reply: four values per policy: allowed (1/0), remaining, retryAfterMs, resetAfterMs. Each number is
@@ -26,6 +26,7 @@
  * tonumber, which reads JavaScript's shortest round-trip digits back to the same double.
  */
 import { createHash } from 'node:crypto';
+import { FIRST_REQUEST_WINDOW_LUA } from './first-request-window.js';
 import { FIXED_WINDOW_LUA } from './fixed-window.js';
 import { SLIDING_LOG_LUA } from './sliding-log.js';
 import { SLIDING_WINDOW_LUA } from './sliding-window.js';
@@ -54,7 +55,7 @@ return { 0, num(remaining), num(retry), num(reset) }
  * REFUND_BODY gives `cost` back to one policy's key (the algorithm's refund port, STEP_refund): the
  * next state is written with the TTL until it is empty, or the key deleted when it is empty already.
  * A key with nothing to give back is left alone. Replies 2 when it changed the key, else 1: never 0
- * or less, which Remote reads as a script that expired before running (./remote.ts).
+ * or less, which Remote reads as a script that expired before running (../transport/remote.ts).
  */
 const REFUND_BODY = `
 local changed, ttl, state = STEP_refund((untail(redis.call('GET', KEYS[1]))), now, cost, tonumber(ARGV[first]), tonumber(ARGV[first + 1]))
@@ -73,7 +74,7 @@ return 2
  * banMs, ARGV after the parameters) and is answered as its first denial; a cost no policy can grant is
  * denied without a ban.
  */
-const BAN_OF = `
+export const BAN_OF = `
 local function ban_of(raw)
   if #raw ~= 16 then error({ err = CORRUPT }) end
   return unpack('<dd', raw)
@@ -103,7 +104,7 @@ return { 0, 0, banMs, banMs }
 /**
  * BAN_REFUND_BODY is REFUND_BODY with the ban's lift (core's ban.ts): after giving `cost` back, a ban
  * still running (KEYS[2]) is deleted when the step, on the state now held, admits the cost whose
- * denial started it. Replies 3 when it lifted the ban, else as REFUND_BODY (2 changed, 1 not).
+ * denial started it (a block's cost is 0: no refund lifts it). Replies 3 when it lifted the ban, else as REFUND_BODY (2 changed, 1 not).
  */
 const BAN_REFUND_BODY = `
 local p1, p2 = tonumber(ARGV[first]), tonumber(ARGV[first + 1])
@@ -116,7 +117,7 @@ end
 local banned = redis.call('GET', KEYS[2])
 if banned then
   local ends, need = ban_of(banned)
-  if now < ends and STEP(held, now, need, p1, p2) then
+  if need > 0 and now < ends and STEP(held, now, need, p1, p2) then
     redis.call('DEL', KEYS[2])
     return 3
   end
@@ -157,6 +158,8 @@ export const STEPS = {
   'sliding-window': stepOf('sw', SLIDING_WINDOW_LUA),
   'fixed-window': stepOf('fw', FIXED_WINDOW_LUA),
   'sliding-log': stepOf('sl', SLIDING_LOG_LUA),
+  // Last, so that the batch script's codes of the others (their index in BATCHED) stay what they were.
+  'first-request-window': stepOf('frw', FIRST_REQUEST_WINDOW_LUA),
 } as const;
 
 /** StepName is an algorithm with a Lua step: every one but the concurrency limit, whose leases have their own scripts (./concurrency.ts). */

@@ -1,6 +1,6 @@
 /**
  * Batcher: decisions that are pending at the same moment on the same Redis node go to Redis together,
- * as one call of the batch script (./lua/batch-script.ts), which decides them in the order they were
+ * as one call of the batch script (../lua/batch-script.ts), which decides them in the order they were
  * asked, atomically, exactly as if each had been its own EVALSHA back to back. A decision is a call
  * of a group of policies: one policy for a limiter's decision, the members of a composite (all or
  * nothing) for a CompositeLimiter's.

@@ -28,6 +28,9 @@ import type { Script } from '../lua/scripts.js';
 
 export type { Interpret };
 
+/** PROBE_KEY routes the breaker's PING on a cluster client that routes by key (any node answers it). */
+const PROBE_KEY = 'ratekeeper:probe';
+
 /** A Redis error reply starts with an upper-case code: ERR, OOM, WRONGTYPE, NOSCRIPT, BUSY … */
 const REPLY_CODE = /^[A-Z]{2,}[A-Z_]*(?: |$)/;
 
@@ -143,7 +146,9 @@ export class RedisRemote {
   constructor(send: Send, timeoutMs: number, probeIntervalMs: number, functions = false) {
     this.send = send;
     this.functions = functions;
-    this.remote = new Remote({ timeoutMs, probeIntervalMs, failureOf, expiredAt });
+    // The breaker's probe is a PING in the background, never a user's call (core's Remote).
+    const probe = (): Request => ({ deadlined: false, send: () => this.send(['PING'], PROBE_KEY) });
+    this.remote = new Remote({ timeoutMs, probeIntervalMs, failureOf, expiredAt, probe });
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
  * MUTANTS of the lease ledger (src/lease/lease-ledger.ts), each one classic slip; the ledger's property test
- * (src/lease-ledger.test.ts) must catch every one:
+ * (src/lease/lease-ledger.test.ts) must catch every one:
  *   overspending  spends when the lease is one unit short (held ≥ cost − 1);
  *   forgetful     expired units vanish without being answered for return;
  *   greedy        a refill asks k whatever is still held (a process can hold up to 2k);

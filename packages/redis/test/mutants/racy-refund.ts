@@ -4,7 +4,8 @@
  * so concurrent consumes and refunds over-admit. The concurrency property of test/refund.test.ts must
  * catch it.
  */
-import { type ManualClock, type RateLimiter, type TokenBucketLimiter, stepOutput, tokenBucket } from '@ratekeeper/core';
+import { type ManualClock, type RateLimiter, type TokenBucketLimiter } from '@ratekeeper/core';
+import { stepOutput, tokenBucket } from '@ratekeeper/core/store';
 import type { Redis } from 'ioredis';
 import { storageKey } from '../../src/index.js';
 

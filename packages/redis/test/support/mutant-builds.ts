@@ -1,12 +1,12 @@
 /**
  * Mutant builds: deliberately broken variants of the store that no client wrapper can express (how
  * Remote judges a silence, what a concurrency binding does with a release Redis could not run). Each
- * is the package's own TypeScript source with a few exact edits, compiled by tsc into
+ * is the package's own TypeScript source with a few exact edits, transpiled (store-contract's transpileTree) into
  * .builds/<name>/ (ignored by git), so that the multi-process workers can load it as they load
  * dist. Every edit must match its source exactly once: a mutant whose edit no longer applies fails
  * loudly instead of silently testing the unbroken store.
  */
-import { execFileSync } from 'node:child_process';
+import { transpileTree } from '@ratekeeper/store-contract';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
 const CORE = fileURLToPath(new URL('../../../core', import.meta.url));
+const require = createRequire(import.meta.url);
 
 /** An edit: in `pkg`'s source `file` (relative to src/), replace `from` (exactly once) by `to`. */
 type Edit = readonly [pkg: 'core' | 'redis', file: string, from: string, to: string];
@@ -30,6 +31,10 @@ export const MUTANTS = {
   ],
   /** A silence of timeoutMs before the server has ever answered opens the breaker: a slow start sends what follows to the fallback. */
   'cold-breaker': [['core', 'store/remote/remote.ts', 'if (this.#heardOnce || silence >= COLD_FACTOR * this.#timeoutMs) this.#trip(now);', 'this.#trip(now);']],
+  /** The breaker's probe is a user's request (no background PING): while Redis is refused, one request every probeIntervalMs waits. */
+  'user-probe': [['redis', 'transport/remote.ts', 'failureOf, expiredAt, probe });', 'failureOf, expiredAt });']],
+  /** A refund never sent while the breaker was open is not owed: Redis keeps the charge it gives back (the store before this release). */
+  'refund-not-owed': [['redis', 'binding.ts', "      if (ended.reason === 'unavailable') this.#owe(key, now, cost);\n", '']],
   /** A release Redis could not run is dropped: the key's units stay locked until their TTL. */
   'dropped-releases': [['redis', 'concurrency/concurrency-binding.ts', "if (ended.reason === 'reply') return;", "if (ended.reason === 'reply' || retried !== undefined) return;"]],
   /** A call that waited goes to Redis whatever denial of its key came back meanwhile: a hot key's whole burst reaches Redis. */
@@ -57,7 +62,7 @@ export function mutantBuild(name: MutantName): string {
       edits.filter(([pkg]) => pkg === 'core'),
     );
     cpSync(join(CORE, 'package.json'), join(core, 'package.json'));
-    compile(core, join(CORE, 'tsconfig.json'), 'dist/esm', true);
+    transpileTree(require, core, 'dist/esm');
   }
   const redis = join(root, 'redis');
   copySource(
@@ -65,7 +70,7 @@ export function mutantBuild(name: MutantName): string {
     redis,
     edits.filter(([pkg]) => pkg === 'redis'),
   );
-  compile(redis, join(PACKAGE, 'tsconfig.json'), 'dist', false);
+  transpileTree(require, redis, 'dist');
   return pathToFileURL(join(redis, 'dist', 'index.js')).href;
 }
 
@@ -79,11 +84,4 @@ function copySource(from: string, to: string, edits: readonly Edit[]): void {
     if (found !== 1) throw new Error(`mutant: expected one "${before.trim()}" in ${file}, found ${found}`);
     writeFileSync(path, source.replace(before, after));
   }
-}
-
-/** compile runs tsc on `dir`/src into `dir`/`outDir`, with the package's own compiler options. */
-function compile(dir: string, tsconfig: string, outDir: string, declaration: boolean): void {
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: tsconfig, compilerOptions: { rootDir: 'src', outDir, declaration, sourceMap: false }, include: ['src'] }));
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { stdio: 'inherit' });
 }

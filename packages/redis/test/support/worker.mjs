@@ -16,7 +16,7 @@
  * fire the burst, as a process of a rolling restart meets traffic that is already arriving.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { CompositeLimiter, ConcurrencyLimiter, FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import { CompositeLimiter, ConcurrencyLimiter, FirstRequestWindowLimiter, FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { clientTimeStore } from '../mutants/client-time-store.mjs';
@@ -112,6 +112,7 @@ function member(spec, on, clock) {
   if (spec.algorithm === 'token-bucket') return new TokenBucketLimiter({ ...o, capacity: spec.capacity, refillPerSecond: spec.refillPerSecond });
   if (spec.algorithm === 'sliding-window') return new SlidingWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
   if (spec.algorithm === 'sliding-log') return new SlidingLogLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
+  if (spec.algorithm === 'first-request-window') return new FirstRequestWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
   if (spec.algorithm === 'concurrency') return new ConcurrencyLimiter({ ...o, limit: spec.limit });
   return new FixedWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
 }

@@ -1,0 +1,46 @@
+/**
+ * The first-request window step in Lua: a port of packages/core/src/algorithms/first-request-window.ts,
+ * operation for operation, so that Redis reaches bit-identical decisions. Keep the two in lockstep.
+ *
+ * `frw(raw, now, cost, windowMs, limit)` returns allowed, remaining, retryAfterMs, resetAfterMs, ttlMs
+ * and the next state. State is [windowStart, count] as two little-endian doubles (16 bytes), the
+ * fixed window's layout; a window is live while now < windowStart + windowMs.
+ *
+ * `frw_refund`(raw, now, cost, …) is the port of the step's refund: changed, ttlMs and the next state,
+ * or false when there is nothing to give back.
+ */
+export const FIRST_REQUEST_WINDOW_LUA = `
+local function frw(raw, now, cost, W, limit)
+  local start = now
+  local count = 0
+  if raw then
+    if #raw ~= 16 then error({ err = CORRUPT }) end
+    local stored, c = unpack('<dd', raw)
+    if stored ~= stored then error({ err = CORRUPT }) end
+    if now < stored + W then
+      start = stored
+      count = c
+    end
+  end
+  local e = ceil(start + W - now)
+  if count + cost <= limit then
+    return true, limit - count - cost, 0, e, e, pack('<dd', start, count + cost)
+  end
+  local retry
+  if cost > limit then retry = INF else retry = e end
+  local left = 0
+  if count < limit then left = limit - count end
+  return false, left, retry, e, 0, nil
+end
+
+local function frw_refund(raw, now, cost, W, limit)
+  if not raw then return false end
+  if #raw ~= 16 then error({ err = CORRUPT }) end
+  local stored, count = unpack('<dd', raw)
+  if stored ~= stored then error({ err = CORRUPT }) end
+  if not (now < stored + W) or not (count > 0) then return false end
+  local c
+  if count > cost then c = count - cost else c = 0 end
+  return true, ceil(stored + W - now), pack('<dd', stored, c)
+end
+`;
