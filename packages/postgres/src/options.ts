@@ -4,18 +4,27 @@
  * name that is not an option, so a typo never runs on a default. Nothing is coerced; the caller's
  * object is never read again.
  */
-import { describeValue, refuseUnknown } from '@ratekeeper/core/store';
-import { DEFAULT_CONCURRENCY_LEASE_TTL_MS, FAILURE_OPTIONS, type FailureOptions, type ResolvedFailureOptions, leaseTtlOption, resolveFailureOptions } from '@ratekeeper/core/store';
-import { type Db, isClient, toDb } from './wire/client.js';
+import {
+  FAILURE_OPTIONS,
+  type FailureOptions,
+  type ResolvedFailureOptions,
+  describeValue,
+  leaseTtlOption,
+  optionFail,
+  refuseUnknown,
+  resolveFailureOptions,
+} from '@ratekeeper/core/store';
+import { refusal } from './client.js';
 
 export type TimeSource = 'server' | 'client';
 
 export interface PostgresStoreOptions extends FailureOptions {
-  /** A node-postgres `Pool` (`new pg.Pool(…)`) or a postgres.js `sql` (`postgres(…)`). */
+  /** A node-postgres `Pool` (`new pg.Pool(…)`) or a postgres.js `sql` (`postgres(…)`); a pool of any size. */
   readonly client: unknown;
   /**
    * The table holding the limits (default 'ratekeeper'; a lower-case identifier, optionally
-   * schema-qualified: 'limits.ratekeeper'). A second table `${table}_peers` counts the processes.
+   * schema-qualified: 'limits.ratekeeper'; quoted in every statement, so `user` or `order` work too).
+   * A second table `${table}_peers` counts the processes.
    */
   readonly table?: string;
   /** Create the tables on first use when missing (default true); false for teams that run their own migrations (postgresSchema()). */
@@ -24,16 +33,12 @@ export interface PostgresStoreOptions extends FailureOptions {
   readonly unlogged?: boolean;
   /** 'server' (default): the database's clock_timestamp() decides; 'client': the limiter's clock (deterministic tests). */
   readonly time?: TimeSource;
-  /**
-   * How long a concurrency lease (ConcurrencyLimiter) lives without renewal, in ms (default 30,000; an
-   * integer from 100 to 86,400,000). The process holding it renews it every leaseTtlMs / 3; a crashed
-   * process's leases expire leaseTtlMs after their last renewal at most, on the store's clock.
-   */
+  /** How long a concurrency lease lives without renewal, in ms (default 30,000; an integer from 100 to 86,400,000). */
   readonly leaseTtlMs?: number;
 }
 
 export interface ResolvedOptions extends ResolvedFailureOptions {
-  readonly db: Db;
+  readonly client: unknown;
   readonly table: string;
   readonly createTable: boolean;
   readonly unlogged: boolean;
@@ -41,45 +46,37 @@ export interface ResolvedOptions extends ResolvedFailureOptions {
   readonly leaseTtlMs: number;
 }
 
-/** The default `leaseTtlMs` (core's, shared by every store): a concurrency lease of a process that stopped expires after 30 s. */
-export { DEFAULT_CONCURRENCY_LEASE_TTL_MS };
-
 export const DEFAULT_TABLE = 'ratekeeper';
 const OWNER = 'PostgresStore';
 const KNOWN: ReadonlySet<string> = new Set(['client', 'table', 'createTable', 'unlogged', 'time', 'leaseTtlMs', ...FAILURE_OPTIONS]);
 const IDENTIFIER = /^(?:[a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,50}$/;
 
-function fail(option: string, want: string, value: unknown): never {
-  const message = `${OWNER}: ${option} must be ${want}, got ${describeValue(value)}`;
-  throw typeof value === 'number' ? new RangeError(message) : new TypeError(message);
-}
-
 function boolean(option: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') fail(option, 'a boolean', value);
+  if (typeof value !== 'boolean') optionFail(OWNER, option, 'a boolean', value);
   return value as boolean;
 }
 
-/** tableName checks a table name: a lower-case identifier, optionally schema-qualified (it is written into SQL as is). */
+/** tableName checks a table name: a lower-case identifier, optionally schema-qualified. */
 export function tableName(owner: string, value: unknown): string {
   if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
-    const message = `${owner}: table must be a lower-case SQL identifier (letters, digits, _), optionally schema-qualified, got ${describeValue(value)}`;
-    throw new TypeError(message);
+    throw new TypeError(`${owner}: table must be a lower-case SQL identifier (letters, digits, _), optionally schema-qualified, got ${describeValue(value)}`);
   }
   return value as string;
 }
 
 /** resolveOptions validates `options` and fills in the defaults. */
 export function resolveOptions(options: PostgresStoreOptions): ResolvedOptions {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) fail('options', 'an object with a client', options);
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) optionFail(OWNER, 'options', 'an object with a client', options);
   refuseUnknown(OWNER, options, KNOWN);
   const o = options as unknown as Readonly<Record<string, unknown>>;
-  if (!isClient(o['client'])) fail('client', 'a pg Pool or a postgres.js sql', o['client']);
-  const time = o['time'] === undefined ? 'server' : o['time'];
-  if (time !== 'server' && time !== 'client') fail('time', "one of 'server', 'client'", time);
+  const refused = refusal(o['client']);
+  if (refused !== undefined) optionFail(OWNER, 'client', refused, o['client']);
+  const time = o['time'] ?? 'server';
+  if (time !== 'server' && time !== 'client') optionFail(OWNER, 'time', "one of 'server', 'client'", time);
   return {
     ...resolveFailureOptions(OWNER, o),
-    db: toDb(o['client']),
+    client: o['client'],
     table: o['table'] === undefined ? DEFAULT_TABLE : tableName(OWNER, o['table']),
     createTable: boolean('createTable', o['createTable'], true),
     unlogged: boolean('unlogged', o['unlogged'], false),

@@ -12,8 +12,10 @@ import { BanLimiter, CompositeLimiter, ConcurrencyLimiter, FixedWindowLimiter, M
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as api from '../src/index.js';
-import { type FailureInfo, PostgresLeases, PostgresStore, postgresSchema } from '../src/index.js';
+import { RowLeases } from '@ratekeeper/core/store';
+import { type FailureInfo, PostgresStore, postgresSchema } from '../src/index.js';
 import { PG, describeDb, dropTables, makeClient, pgPool, uniqueTable } from './support/db.js';
+import { mutantBuild } from './support/mutant-builds.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const pool = pgPool();
@@ -32,8 +34,6 @@ describe('the package', () => {
       'DEFAULT_TABLE',
       'EXPIRED_GRACE_MS',
       'MAX_RAW_KEY_LENGTH',
-      'PostgresBinding',
-      'PostgresLeases',
       'PostgresStore',
       'postgresSchema',
     ]);
@@ -56,7 +56,7 @@ describe('the package', () => {
     expect((await limiter.consume('k')).allowed).toBe(true);
     expect((await limiter.consume('k')).allowed).toBe(false);
     await dropTables(other);
-    expect(postgresSchema('limits.rk', { unlogged: true })).toContain('CREATE UNLOGGED TABLE IF NOT EXISTS limits.rk (');
+    expect(postgresSchema('limits.rk', { unlogged: true })).toContain('CREATE UNLOGGED TABLE IF NOT EXISTS "limits"."rk" (');
     expect(() => postgresSchema('x; DROP TABLE y')).toThrow('postgresSchema: table must be a lower-case SQL identifier');
   });
 });
@@ -86,6 +86,43 @@ describe('construction', () => {
     });
   }
 
+  it('refuses a client that cannot serve: a pg Client (one connection) and a pg Pool already ended', async () => {
+    const single = new pg.Client(PG);
+    expect(() => new PostgresStore({ client: single })).toThrow('PostgresStore: client must be a pg Pool, not a pg Client (one connection): new pg.Pool(…), got');
+    const ended = pgPool();
+    await ended.end();
+    expect(() => new PostgresStore({ client: ended })).toThrow('PostgresStore: client must be a pg Pool that has not been ended, got');
+  });
+
+  it('decides at once, by the failure policy, on a pool or a postgres.js sql ended after the store was made', async () => {
+    for (const kind of ['pg', 'postgres'] as const) {
+      const made = makeClient(kind);
+      const store = new PostgresStore({ client: made.client, table, fallbackDivisor: 1 });
+      const failures: FailureInfo[] = [];
+      store.on('failure', (info) => failures.push(info));
+      const limiter = new FixedWindowLimiter({ limit: 1, windowMs: 60_000, store, name: `ended-${kind}` });
+      expect((await limiter.consume('k')).failure).toBeUndefined();
+      await made.end();
+      const startedAt = performance.now();
+      const decision = await limiter.consume('k2');
+      expect(performance.now() - startedAt).toBeLessThan(store.timeoutMs / 2);
+      expect(decision.failure).toBe('fallback');
+      expect(failures.map((f) => f.reason)).toEqual(['connection']);
+    }
+  });
+
+  it('takes an SQL reserved word as its table (every statement quotes it)', async () => {
+    const store = new PostgresStore({ client, table: 'user' });
+    const failures: FailureInfo[] = [];
+    store.on('failure', (info) => failures.push(info));
+    const limiter = new FixedWindowLimiter({ limit: 1, windowMs: 60_000, store, name: `reserved-${table}` });
+    expect((await limiter.consume('k')).allowed).toBe(true);
+    expect((await limiter.consume('k')).allowed).toBe(false);
+    expect(failures).toEqual([]);
+    await limiter.reset('k');
+    await pool.query('DROP TABLE IF EXISTS "user", "user_peers"');
+  });
+
   it('accepts a pg Pool and a postgres.js sql', async () => {
     for (const kind of ['pg', 'postgres'] as const) {
       const made = makeClient(kind);
@@ -96,7 +133,7 @@ describe('construction', () => {
 
   it("refuses what it cannot do, by name: a name bound twice, a ban on another store's binding; offers reserve and leases", () => {
     const store = new PostgresStore({ client, table });
-    expect(new ConcurrencyLimiter({ limit: 3, store }).binding).toBeInstanceOf(PostgresLeases);
+    expect(new ConcurrencyLimiter({ limit: 3, store }).binding).toBeInstanceOf(RowLeases);
     const limiter = new FixedWindowLimiter({ limit: 3, windowMs: 1000, store, name: 'once' });
     expect(new BanLimiter({ limiter, banMs: 1000 }).banMs).toBe(1000);
     const other = new FixedWindowLimiter({ limit: 3, windowMs: 1000, store: new PostgresStore({ client, table }), name: 'other' });
@@ -106,6 +143,21 @@ describe('construction', () => {
     );
     expect(typeof store.reserveAll).toBe('function');
     expect(() => new FixedWindowLimiter({ limit: 4, windowMs: 1000, store, name: 'once' })).toThrow('PostgresStore: policy name "once" is already bound with other parameters');
+  });
+
+  it("forgets a policy name once no binding holds it (core's PolicyNames: a process that makes limiters per tenant keeps no name for ever)", async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { PostgresStore: Forever } = (await import(mutantBuild('names-forever'))) as { PostgresStore: typeof PostgresStore };
+    const stores = [new PostgresStore({ client, table }), new Forever({ client, table })];
+    for (const store of stores) for (let i = 0; i < 10_000; i++) new FixedWindowLimiter({ limit: 3, windowMs: 1000, store, name: `tenant-${i}` });
+    for (let i = 0; i < 5 && (stores[0] as PostgresStore).names > 0; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(stores.map((s) => s.names)).toEqual([0, 10_000]);
   });
 
   it('refuses a composite with a member of another store, when it is built', () => {
@@ -156,7 +208,7 @@ describeDb('a database that cannot be reached', () => {
     await down.end();
   });
 
-  it('decides a banned limiter by the failure policy, without the ban, and reports each call by its operation', async () => {
+  it("decides a banned limiter by the failure policy, with the fallback's own ban, and reports each call by its operation", async () => {
     const down = unreachable();
     const store = new PostgresStore({ client: down, table, fallbackDivisor: 1 });
     const failures: FailureInfo[] = [];
@@ -165,14 +217,15 @@ describeDb('a database that cannot be reached', () => {
     const decisions = [];
     for (let i = 0; i < 3; i++) decisions.push(await limiter.consume('k'));
     decisions.push(await limiter.peek('k'));
-    // The fallback's own window: the third request is denied by it (its wait, not a ban), and the refund goes to it.
+    // The fallback's own window denies the third request, which bans the key there (core's Fallback.bannedFor); the
+    // refund goes to it and lifts that ban, as a refund lifts a ban on any store.
     expect(decisions.map((d) => [d.allowed, d.failure])).toEqual([
       [true, 'fallback'],
       [true, 'fallback'],
       [false, 'fallback'],
       [false, 'fallback'],
     ]);
-    expect(decisions[2]?.retryAfterMs).toBeLessThanOrEqual(60_000);
+    expect(decisions[2]?.retryAfterMs).toBe(3_600_000);
     await limiter.refund('k');
     expect(await limiter.allow('k')).toBe(true);
     await limiter.reset('k');

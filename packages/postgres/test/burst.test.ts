@@ -15,7 +15,7 @@
 import { BanLimiter, FixedWindowLimiter } from '@ratekeeper/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
-import { nameHead, rowKey } from '../src/rows/keys.js';
+import { nameHead, rowId } from '@ratekeeper/core/store';
 import { describeDb, dropTables, pgPool, uniqueTable } from './support/db.js';
 import { failuresOf } from '@ratekeeper/store-contract';
 import { mutantBuild } from './support/mutant-builds.js';
@@ -71,7 +71,7 @@ describeDb('bans under 8 processes × 2,000 requests in flight on one key of one
       const found = await admin.query(`SELECT state::text AS s, expires_at::text AS e FROM ${table} WHERE k = decode('${row}','hex')`);
       return found.rows[0] === undefined ? undefined : `${found.rows[0].s} ${found.rows[0].e}`;
     };
-    return { ban: await read(rowKey(nameHead(`${name}#ban`), key)), window: await read(rowKey(nameHead(name), key)) };
+    return { ban: await read(rowId(nameHead(`${name}#ban`), key)), window: await read(rowId(nameHead(name), key)) };
   }
 
   it('bans exactly: 500 admitted, every other request denied by the ban and none by the window, run after run', async () => {

@@ -1,5 +1,5 @@
 /**
- * The client tells the store of the database's answers outside a query's rows (src/wire/client.ts): a
+ * The client tells the store of the database's answers outside a query's rows (src/client.ts): a
  * plain query whose connection is killed by an administrator (57P01) is run again, and each such error
  * is an answer of a working database; the errors a database that cannot decide (57P02 crash, 57P03
  * starting up or shutting down) or a pooler in front of a stopped one (class 08) answers at every
@@ -10,8 +10,8 @@
  * A duck-typed pg Pool stands in for the library (the connection failures are the point, not SQL).
  */
 import { describe, expect, it } from 'vitest';
-import { toDb } from '../src/wire/client.js';
-import { Schema } from '../src/sql/schema.js';
+import { toDb } from '../src/client.js';
+import { PostgresDialect, lost, working } from '../src/dialect.js';
 
 /** failing is a pg-Pool-shaped client whose first queries fail with `errors`, in order, then answer. */
 function failing(errors: readonly object[]) {
@@ -32,13 +32,20 @@ function failing(errors: readonly object[]) {
   return { pool, queries: () => queries };
 }
 
+/** heardDb wraps `pool` as the store does, counting the answers a working database sent. */
+function heardDb(pool: unknown) {
+  let heard = 0;
+  const db = toDb(pool, lost, (error) => {
+    if (working(error)) heard++;
+  });
+  return { db, heard: () => heard };
+}
+
 async function answersHeard(errors: readonly object[]): Promise<{ heard: number; queries: number; rows: unknown }> {
   const { pool, queries } = failing(errors);
-  const db = toDb(pool);
-  let heard = 0;
-  db.onAnswer(() => heard++);
+  const { db, heard } = heardDb(pool);
   const rows = await db.query('SELECT 1 AS one');
-  return { heard, queries: queries(), rows };
+  return { heard: heard(), queries: queries(), rows };
 }
 
 describe('the answers of the database outside a query’s rows', () => {
@@ -57,20 +64,16 @@ describe('the answers of the database outside a query’s rows', () => {
 
   it('counts each kill of the schema’s creation too, and creates it again (a store starting during a storm of kills)', async () => {
     const { pool, queries } = failing([{ code: '57P01' }, { code: '57P01' }, {}]);
-    const db = toDb(pool);
-    let heard = 0;
-    db.onAnswer(() => heard++);
-    await new Schema(db, 'rk_schema_kills', true, false).ready();
-    expect({ heard, queries: queries() }).toEqual({ heard: 2, queries: 4 });
+    const { db, heard } = heardDb(pool);
+    await new PostgresDialect(db, 'rk_schema_kills', true, false, 500).ready();
+    expect({ heard: heard(), queries: queries() }).toEqual({ heard: 2, queries: 4 });
   });
 
   it('fails at once, counting nothing, when connections are refused', async () => {
     const { pool } = failing([]);
     const refusing = { ...pool, connect: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })) };
-    const db = toDb(refusing);
-    let heard = 0;
-    db.onAnswer(() => heard++);
+    const { db, heard } = heardDb(refusing);
     await expect(db.query('SELECT 1')).rejects.toThrow(/ECONNREFUSED/);
-    expect(heard).toBe(0);
+    expect(heard()).toBe(0);
   });
 });

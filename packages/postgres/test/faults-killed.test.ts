@@ -5,7 +5,7 @@
  * random among theirs: mid-lock, mid-apply, idle in the pool, while connecting; and every other kill
  * one past its lock step, when there is one). Exactly 500 are admitted, with no failure and no
  * fallback decision: a transaction whose connection died before its COMMIT was sent runs again, and
- * one whose COMMIT reply was lost has its fate asked of the database (fateOfLost, src/wire/transaction.ts).
+ * one whose COMMIT reply was lost has its fate asked of the database (`fate` in src/dialect.ts: txid_status, asked by core's SqlTransactor).
  * A mutant that hands a lost COMMIT reply to the failure policy instead ('lost-commit-fails') decides
  * some calls both in the database and in the fallback, and over-admits in the same harness.
  *

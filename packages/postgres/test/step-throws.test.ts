@@ -5,22 +5,20 @@
  * later batch on those rows would wait behind it. The transaction is rolled back, the connection is
  * returned alive, and the batch fails as a reply (decided by the failure policy, reported, no rerun).
  *
- * No server here: the Db is a stand-in that answers the lock step and records what the store sends.
+ * No server here: the Db is a stand-in that answers the lock step and records what the store sends,
+ * under core's BatchRunner and SqlTransactor with this package's dialect, as PostgresStore wires them.
  */
-import { Failure, Remote } from '@ratekeeper/core/store';
+import { BatchRunner, Failure, Remote, SqlTransactor, expiredAt, sqlFailureOf } from '@ratekeeper/core/store';
 import { expect, it } from 'vitest';
-import type { Op } from '../src/rows/apply.js';
-import { Batcher, expiredAt } from '../src/wire/batcher.js';
-import type { Db, Row } from '../src/wire/client.js';
-import { failureOf } from '../src/wire/failure.js';
+import type { Db, Row } from '../src/client.js';
+import { PostgresDialect } from '../src/dialect.js';
 
 it('rolls back, returns the connection alive and fails the batch as a reply', async () => {
   const sent: string[] = [];
   const released: boolean[] = [];
   const db: Db = {
-    kind: 'postgres',
-    onAnswer: () => {},
-    rerun: (query) => query(),
+    again: (work) => work(),
+    call: () => Promise.reject(new Error('not used: the call is a composite')),
     query: (): Promise<Row[]> => Promise.resolve([{ now: String(Date.now()) }]),
     session: () =>
       Promise.resolve({
@@ -33,22 +31,17 @@ it('rolls back, returns the connection alive and fails the batch as a reply', as
         },
       }),
   };
-  const remote = new Remote({ timeoutMs: 1000, probeIntervalMs: 200, failureOf, expiredAt });
-  const ctx = { db, table: 't', clientTime: false, giveUpMs: 5000, ready: () => Promise.resolve(), committed: () => {}, alive: () => {} };
-  const batcher = new Batcher(remote, ctx, 1000);
+  const dialect = new PostgresDialect(db, 't', false, false, 500);
+  const remote = new Remote({ timeoutMs: 1000, probeIntervalMs: 200, failureOf: sqlFailureOf(dialect), expiredAt });
+  const transactor = new SqlTransactor({ dialect, lockWaitMs: 500, giveUpMs: 5000, alive: () => {} });
+  const runner = new BatchRunner({ remote, transactor, clientTime: false, timeoutMs: 1000 });
   const policy = { algorithm: 'fixed-window', name: 'p', limit: 1, windowMs: 1000 } as never;
-  const op: Op = {
-    kind: 'book',
-    parts: [{ algorithm: {} as never, policy, row: '00' }],
-    ledgers: [],
-    now: 0,
-    cost: 1,
-    commit: true,
-    book: () => {
+  const throwing = {
+    evaluate() {
       throw new TypeError('a defect in a step');
     },
-  };
-  const answer = await new Promise((resolve) => batcher.add(op, resolve));
+  } as never;
+  const answer = await runner.run({ kind: 'decide', parts: [{ id: '00', name: 'p', algorithm: throwing, policy }], now: 0, cost: 1, commit: true }, (a) => a);
   expect(answer).toBeInstanceOf(Failure);
   expect((answer as Failure).reason).toBe('reply');
   expect(sent).toEqual(['BEGIN …', 'ROLLBACK']);

@@ -27,14 +27,18 @@
  *
  * A mutant whose transaction commits whatever its deadline ('commit-past-deadline') commits the hung
  * batch when the server goes on, and the same check catches it.
+ *
+ * Refunds sent while the server is down (core's RowEngine): they are owed, not lost, and given back to
+ * the database when it answers again, before the calls made after it (they wait for the same row). A
+ * mutant that drops them ('refund-dropped') leaves the database holding the charges.
  */
 import { FixedWindowLimiter } from '@ratekeeper/core';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FailureInfo, PostgresStore } from '../src/index.js';
-import { nameHead, rowKey } from '../src/rows/keys.js';
-import { parseState } from '../src/sql/sql.js';
+import { nameHead, rowId } from '@ratekeeper/core/store';
+import { parseState } from '../src/sql.js';
 import { type ClientKind, describeDb } from './support/db.js';
 import { mutantBuild } from './support/mutant-builds.js';
 import { PrivateServer, type Shutdown, hasServerBinaries } from './support/server.js';
@@ -184,7 +188,7 @@ async function run(targets: readonly Target[]): Promise<Fault[]> {
 async function countOf(t: Target): Promise<number | undefined> {
   const pool = new pg.Pool({ ...server.config, max: 1 });
   try {
-    const { rows } = await pool.query(`SELECT state::text AS s FROM ${TABLE} WHERE k = decode($1, 'hex')`, [rowKey(nameHead(t.name), KEY)]);
+    const { rows } = await pool.query(`SELECT state::text AS s FROM ${TABLE} WHERE k = decode($1, 'hex')`, [rowId(nameHead(t.name), KEY)]);
     return parseState(rows[0]?.['s'] as string | undefined)?.[1];
   } finally {
     await pool.end();
@@ -237,5 +241,36 @@ describeDb('a stopped database (own server: hung, immediate and fast shutdown, r
     for (const [i, t] of good.entries()) expect([t.byDatabase, counts[i]], t.label).toEqual([LIMIT, LIMIT]);
     const mutant = targets[2] as Target;
     expect(mutant.byDatabase).toBeLessThan(counts[2] as number);
+  });
+
+  it.skipIf(!hasServerBinaries)('owes the refunds it could not send and gives them back when the database answers again; catches a refund dropped', async () => {
+    const { PostgresStore: Dropping } = (await import(mutantBuild('refund-dropped'))) as { PostgresStore: typeof PostgresStore };
+    const stores: [typeof PostgresStore, string][] = [
+      [PostgresStore, 'owed'],
+      [Dropping, 'dropped'],
+    ];
+    const limiters = stores.map(([Store, label]) => {
+      const pool = new pg.Pool(server.config);
+      pool.on('error', () => {});
+      ends.push(() => pool.end());
+      const store = new Store({ client: pool, table: TABLE });
+      store.on('failure', () => {});
+      return { label, name: `refund-${label}`, limiter: new FixedWindowLimiter({ store, limit: LIMIT, windowMs: 1e12, name: `refund-${label}` }) };
+    });
+    for (const { limiter } of limiters) for (let i = 0; i < 10; i++) expect((await limiter.consume(KEY)).failure).toBeUndefined();
+    await server.shutdown('immediate');
+    for (const { limiter } of limiters) for (let i = 0; i < 4; i++) await limiter.refund(KEY);
+    await server.start();
+    const counts: (number | undefined)[] = [];
+    for (const { label, name, limiter } of limiters) {
+      // The first call decided by the database closes the breaker, which sends what is owed; the next call waits for it (one row).
+      for (let i = 0; (await limiter.consume(KEY)).failure !== undefined; i++) {
+        if (i > 400) throw new Error(`${label}: the store did not decide on the database again`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect((await limiter.consume(KEY)).failure, label).toBeUndefined();
+      counts.push(await countOf({ name } as Target));
+    }
+    expect(counts).toEqual([10 + 2 - 4, 10 + 2]);
   });
 });

@@ -68,6 +68,7 @@ describeDb('the store contract', () => {
   for (const kind of ['pg', 'postgres'] as const) {
     const diff = tableOf('diff');
     storeContractSuite(`PostgresStore (${kind})`, async () => ({ store: new PostgresStore({ client: clientOf(kind) as never, table: tableOf('contract') }) }), {
+      another: (store) => new PostgresStore({ client: clientOf(kind) as never, table: (store as PostgresStore).table }),
       differential: {
         store: (mutant?: MutantName) => storeOf(kind, diff, mutant),
         graceMs: EXPIRED_GRACE_MS,

@@ -1,5 +1,5 @@
 /**
- * The sweeper (src/sql/sweep.ts): after a batch commits, at most every SWEEP_EVERY_MS, one DELETE of up to
+ * The sweeper (core's packages/core/src/store/rows/housekeeping.ts, over src/dialect.ts's `sweep`): after a batch commits, at most every SWEEP_EVERY_MS, one DELETE of up to
  * SWEEP_LIMIT rows whose state has been empty for EXPIRED_GRACE_MS, in the batch's time, run beside
  * the decisions (never awaited by a call); a full SWEEP_LIMIT sweeps again at the next commit. Rows
  * are made and swept by the store's own calls (fixed windows, whose rows expire at their window's
@@ -28,8 +28,8 @@ import { FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
-import { nameHead, rowKey } from '../src/rows/keys.js';
-import { EXPIRED_GRACE_MS, SWEEP_LIMIT } from '../src/sql/sweep.js';
+import { nameHead, rowId } from '@ratekeeper/core/store';
+import { EXPIRED_GRACE_MS, SWEEP_LIMIT } from '@ratekeeper/core/store';
 import { type Client, PG, describeDb, dropTables, makeClient, uniqueTable } from './support/db.js';
 import { mutantBuild } from './support/mutant-builds.js';
 
@@ -86,7 +86,7 @@ async function fill(store: PostgresStore, name: string, count: number, windowMs:
 }
 
 function hexKeys(...sets: Rows[]): string[] {
-  return sets.flatMap(({ name, keys }) => keys.map((key) => rowKey(nameHead(name), key))).sort();
+  return sets.flatMap(({ name, keys }) => keys.map((key) => rowId(nameHead(name), key))).sort();
 }
 
 async function rowCount(table: string): Promise<number> {
@@ -149,7 +149,7 @@ async function heldUp(Store: typeof PostgresStore = PostgresStore) {
     // Until the sweep that call's commit started waits for the lock (a bounded poll).
     const blocked = async () =>
       Number(
-        (await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'advisory' AND starts_with(query, $1)", [`WITH d AS (DELETE FROM ${table} `]))
+        (await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'advisory' AND starts_with(query, $1)", [`WITH d AS (DELETE FROM "${table}" `]))
           .rows[0]?.['n'],
       ) === 1;
     for (let i = 0; !(await blocked()); i++) {

@@ -54,6 +54,17 @@ export function makeClient(kind: ClientKind): Client {
   return { kind, client: sql, end: () => sql.end({ timeout: 1 }) };
 }
 
+/** clientOn makes `kind`'s client as the README does (a pg Pool with an 'error' listener; postgres.js), on `port`. */
+export function clientOn(kind: ClientKind, port: number): Client {
+  if (kind === 'pg') {
+    const pool = new pg.Pool({ ...PG, port });
+    pool.on('error', () => {});
+    return { kind, client: pool, end: () => pool.end().catch(() => {}) };
+  }
+  const sql = postgres({ host: PG.host, port, username: PG.user, database: PG.database, onnotice: () => {}, fetch_types: false });
+  return { kind, client: sql, end: () => sql.end({ timeout: 1 }).catch(() => {}) };
+}
+
 /** uniqueTable is a table name for one test file's run: `rk_<label>_<pid>_<random>`. */
 export function uniqueTable(label: string): string {
   return `rk_${label}_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
