@@ -1,13 +1,17 @@
 /**
  * MySqlStore's surface: options validated at construction (naming the class, the option and the
- * value), concurrency leases, bans and reserve/wait taken (a lease never booked, nor banned), composites checked when CompositeLimiter is built, a policy name bound twice with
- * other parameters refused, `createTable: false` leaving the schema to the caller (a missing table is
- * a failure decided by policy, never a thrown error), and the shipped schema SQL creating what the
- * store needs. In CI the server and the binaries the fault suites need must be present (never skipped).
+ * value), the exact export list, concurrency leases, bans and reserve/wait taken on the kit's bindings
+ * (RowBinding, RowLeases: a lease never booked, nor banned), composites checked when CompositeLimiter
+ * is built, a policy name bound twice with other parameters refused, one too long for a row id
+ * refused, `createTable: false` leaving the schema to the caller (a missing table is a failure decided
+ * by policy, never a thrown error), and the shipped schema SQL creating what the store needs. In CI the server and the binaries the fault suites need must be present (never skipped).
  */
 import { BanLimiter, CompositeLimiter, ConcurrencyLimiter, FixedWindowLimiter, MemoryStore, TokenBucketLimiter } from '@ratekeeper/core';
+import { fixedWindow, RowBinding, RowLeases } from '@ratekeeper/core/store';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type FailureInfo, MySqlLeases, MySqlStore, mysqlSchema } from '../src/index.js';
+import * as api from '../src/index.js';
+import { type FailureInfo, MAX_POLICY_NAME, MySqlStore, mysqlSchema } from '../src/index.js';
+import { commitRoutine } from '../src/sql.js';
 import { createPool, describeMySql, dropTable, hasMySql, inCI, table } from './support/db.js';
 import { hasServerBinaries } from './support/server.js';
 
@@ -51,15 +55,16 @@ describe('capabilities', () => {
 
   it('takes concurrency leases, bans and reservations; refuses to book or ban a lease, by name', async () => {
     const leases = new ConcurrencyLimiter({ store, limit: 3 });
-    expect(leases.binding).toBeInstanceOf(MySqlLeases);
-    await expect(store.reserveAll([leases.binding], 'k', 0, 1, -1)).rejects.toThrow(new TypeError('MySqlStore: a concurrency lease cannot be booked'));
+    expect(leases.binding).toBeInstanceOf(RowLeases);
+    await expect(store.reserveAll([leases.binding], 'k', 0, 1, -1)).rejects.toThrow(new TypeError('MySqlStore: a concurrency lease cannot be reserved'));
     expect(() => store.banned(leases.binding, 1000)).toThrow(/^MySqlStore: bans apply to a rate limit bound to this MySqlStore/);
     const limiter = new FixedWindowLimiter({ store, limit: 3, windowMs: 1000 });
+    expect(limiter.binding).toBeInstanceOf(RowBinding);
     expect(typeof store.reserveAll).toBe('function');
     expect(new BanLimiter({ limiter, banMs: 1000 }).banMs).toBe(1000);
     const foreign = new FixedWindowLimiter({ store: new MySqlStore({ client: pool, table: TABLE }), limit: 3, windowMs: 1000 });
     expect(() => store.banned(foreign.binding, 1000)).toThrow(/^MySqlStore: bans apply to a rate limit bound to this MySqlStore/);
-    expect(() => store.reserveAll([foreign.binding], 'k', 0, 1, -1)).toThrow(/^MySqlStore: composite member 0 is not bound to this MySqlStore/);
+    await expect(store.reserveAll([foreign.binding], 'k', 0, 1, -1)).rejects.toThrow(/^MySqlStore: composite member 0 is not bound to this MySqlStore/);
   });
 
   it('checks a composite when it is built', () => {
@@ -74,6 +79,30 @@ describe('capabilities', () => {
   it('refuses one policy name bound with other parameters', () => {
     new FixedWindowLimiter({ store, limit: 3, windowMs: 1000, name: 'api-twice' });
     expect(() => new FixedWindowLimiter({ store, limit: 4, windowMs: 1000, name: 'api-twice' })).toThrow(/^MySqlStore: policy name "api-twice" is already bound/);
+  });
+
+  it(`refuses a policy name longer than MAX_POLICY_NAME (${MAX_POLICY_NAME}) characters, by name`, () => {
+    const policy = new FixedWindowLimiter({ store: new MemoryStore(), limit: 3, windowMs: 1000 }).policy;
+    expect(store.bind(fixedWindow, { ...policy, name: 'n'.repeat(MAX_POLICY_NAME) })).toBeInstanceOf(RowBinding);
+    const long = 'n'.repeat(MAX_POLICY_NAME + 1);
+    expect(() => store.bind(fixedWindow, { ...policy, name: long })).toThrow(new TypeError(`MySqlStore: policy name "${long}" is longer than 191 characters`));
+  });
+});
+
+describe('exports', () => {
+  it('exports exactly the documented names', () => {
+    expect(Object.keys(api).sort()).toEqual(
+      [
+        'CLOSED_RETRY_AFTER_MS',
+        'DEFAULT_CONCURRENCY_LEASE_TTL_MS',
+        'DEFAULT_TABLE',
+        'EXPIRED_GRACE_MS',
+        'MAX_POLICY_NAME',
+        'MAX_RAW_KEY_LENGTH',
+        'MySqlStore',
+        'mysqlSchema',
+      ].sort(),
+    );
   });
 });
 
@@ -101,7 +130,7 @@ describeMySql('schema', () => {
     const limiter = new FixedWindowLimiter({ store, limit: 1, windowMs: 60_000, name: 'first' });
     expect((await limiter.consume('k')).allowed).toBe(true);
     expect((await limiter.consume('k')).allowed).toBe(false);
-    const [rows] = await pool.query('SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME = ?', [`${TABLE}_commit`]);
+    const [rows] = await pool.query('SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME = ?', [commitRoutine(TABLE)]);
     expect(rows).toHaveLength(1);
   });
 });

@@ -5,7 +5,7 @@
  * commit is running when there is one. Exactly 500 are admitted, every one by the database (never
  * more, and no request lost: counted but denied): a transaction killed before its commit was sent
  * committed nothing and is run again; one killed while its commit was on its way is looked up in the
- * commit records (src/wire/transaction.ts) and run again only if it did not commit (rare here:
+ * commit records (`fate` in src/dialect.ts, asked by core's SqlTransactor) and run again only if it did not commit (rare here:
  * test/lost-commit.test.ts makes that case happen every time). A mutant that leaves a killed batch to
  * the failure policy instead of running it again has its fallback decide (and admit beyond what the
  * database would), and the same check catches it.

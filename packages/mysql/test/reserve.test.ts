@@ -13,7 +13,7 @@
  *   the failure policy.
  *
  * Mutant builds (./support/mutant-builds.ts), each caught by the same check: a booking that ignores
- * the bookings ahead of it ('book-jumps-queue'), a cancel that gives back after the instant
+ * the bookings ahead of it ('ledger-unsaved'), a cancel that gives back after the instant
  * ('cancel-after-instant'), and batches without row locks ('no-lock').
  */
 import { FixedWindowLimiter, reserve, wait } from '@ratekeeper/core';
@@ -48,7 +48,7 @@ bookingQueueChecks({
   },
   cancelAfterInstant: 'cancel-after-instant',
   mutants: [
-    ['a booking that ignores the bookings ahead of it', 'book-jumps-queue'],
+    ['a booking that ignores the bookings ahead of it', 'ledger-unsaved'],
     ['batches that read without row locks', 'no-lock'],
   ],
 });

@@ -12,31 +12,18 @@
  *   hung calls when the server goes on, and the same check catches it.
  */
 import { FixedWindowLimiter } from '@ratekeeper/core';
-import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type FailureInfo, MySqlStore } from '../src/index.js';
-import { describeMySql } from './support/db.js';
+import { expect, it } from 'vitest';
+import { MySqlStore } from '../src/index.js';
+import { countOf, describeMySql } from './support/db.js';
 import { mutantBuild } from './support/mutant-builds.js';
-import { PrivateServer, hasServerBinaries } from './support/server.js';
+import { hasServerBinaries, ownServer, storeOn } from './support/server.js';
 
-const server = new PrivateServer();
+const server = ownServer();
 let runs = 0;
 
-beforeAll(async () => {
-  if (hasServerBinaries) await server.start();
-}, 120_000);
-
-afterAll(async () => {
-  await server.stop();
-});
-
 async function run(Store: typeof MySqlStore) {
-  const pool = mysql.createPool({ uri: server.url, connectionLimit: 10, connectTimeout: 2_000 });
-  const admin = mysql.createPool({ uri: server.url, connectionLimit: 1 });
   const table = `rkt_stopped_${runs++}`;
-  const store = new Store({ client: pool, table });
-  const failures: FailureInfo[] = [];
-  store.on('failure', (info) => failures.push(info));
+  const { store, failures, admin, end } = storeOn(server, Store, table);
   const limiter = new FixedWindowLimiter({ store, limit: 1_000, windowMs: 3_600_000, name: 'stopped' });
   let byDatabase = 0;
   const consume = async () => {
@@ -60,10 +47,8 @@ async function run(Store: typeof MySqlStore) {
   await server.start();
   for (let i = 0; i < 200 && (await consume()).failure !== undefined; i++) await new Promise((r) => setTimeout(r, 50));
 
-  const [rows] = await admin.query(`SELECT state FROM \`${table}\` WHERE policy = 'stopped'`);
-  const count = (rows as { state: Buffer }[])[0]?.state.readDoubleLE(8);
-  await pool.end().catch(() => undefined);
-  await admin.end().catch(() => undefined);
+  const count = await countOf(admin, table, 'stopped', 'k');
+  await end();
   return { hung, hungMs, crashed, failures, byDatabase, count };
 }
 

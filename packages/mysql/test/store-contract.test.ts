@@ -53,6 +53,7 @@ function burst(b: Burst, mutant?: MutantName) {
 
 describeMySql('the store contract', () => {
   storeContractSuite('MySqlStore', async () => ({ store: new MySqlStore({ client: pool, table: tableOf('contract') }) }), {
+    another: (store) => new MySqlStore({ client: pool, table: (store as MySqlStore).table }),
     differential: {
       store: client,
       graceMs: EXPIRED_GRACE_MS,
@@ -60,7 +61,7 @@ describeMySql('the store contract', () => {
       runs: Number(process.env['RATEKEEPER_DIFF_RUNS'] ?? 15),
       mutants: [
         { what: 'state kept in single precision', mutant: 'lossy-state', history: 'rates' },
-        { what: 'a booking that ignores the bookings ahead of it', mutant: 'book-jumps-queue', history: 'bookings', algorithm: 'fixed-window' },
+        { what: 'a booking that ignores the bookings ahead of it', mutant: 'ledger-unsaved', history: 'bookings', algorithm: 'fixed-window' },
         { what: 'a peek that starts a ban', mutant: 'peek-bans', history: 'bans', algorithm: 'fixed-window' },
       ],
     },

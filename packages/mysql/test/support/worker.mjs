@@ -8,13 +8,14 @@
  * every failure reported.
  * Plain JavaScript, so that it starts without a TypeScript loader.
  */
-import { CompositeLimiter, ConcurrencyLimiter, FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
+import { CompositeLimiter, ConcurrencyLimiter, FirstRequestWindowLimiter, FixedWindowLimiter, SlidingLogLimiter, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
 import mysql from 'mysql2/promise';
 
 const DIST = new URL('../../dist/esm/index.js', import.meta.url).href;
 
 let limiter;
 let pool;
+let store;
 let requests = [];
 let failures = [];
 let goAt = 0;
@@ -24,6 +25,7 @@ function member(store, spec) {
   if (spec.algorithm === 'token-bucket') return new TokenBucketLimiter({ ...o, capacity: spec.capacity, refillPerSecond: spec.refillPerSecond });
   if (spec.algorithm === 'sliding-window') return new SlidingWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
   if (spec.algorithm === 'sliding-log') return new SlidingLogLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
+  if (spec.algorithm === 'first-request-window') return new FirstRequestWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
   if (spec.algorithm === 'concurrency') return new ConcurrencyLimiter({ ...o, limit: spec.limit });
   return new FixedWindowLimiter({ ...o, limit: spec.limit, windowMs: spec.windowMs });
 }
@@ -32,7 +34,9 @@ async function setup(message) {
   const { MySqlStore } = await import(message.dist ?? DIST);
   await pool?.end();
   pool = mysql.createPool({ uri: message.url, connectionLimit: 10 });
-  const store = new MySqlStore({ client: pool, table: message.table });
+  // The previous store's failures (a lease renewal on its ended pool) are not this setup's.
+  store?.removeAllListeners('failure');
+  store = new MySqlStore({ client: pool, table: message.table });
   failures = [];
   // Each failure's reason, and for the first few where it came from (read when a test fails).
   store.on('failure', (info) => {
