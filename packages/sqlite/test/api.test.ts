@@ -9,7 +9,7 @@ import { BanLimiter, CompositeLimiter, ConcurrencyLimiter, FixedWindowLimiter, M
 import { afterAll, describe, expect, it } from 'vitest';
 import * as api from '../src/index.js';
 import { MAX_RAW_KEY_LENGTH, SqliteStore } from '../src/index.js';
-import { loadDriver } from '../src/file/driver.js';
+import { loadDriver } from '../src/driver.js';
 import { tempDir } from './support/files.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -25,7 +25,6 @@ describe('the package', () => {
       'DEFAULT_PROBE_INTERVAL_MS',
       'EXPIRED_GRACE_MS',
       'MAX_RAW_KEY_LENGTH',
-      'SqliteBinding',
       'SqliteStore',
     ]);
   });
@@ -33,7 +32,7 @@ describe('the package', () => {
   it('loads with require() and with import (the built package)', () => {
     const probe = (code: string, type: string) => execFileSync(process.execPath, ['--input-type', type, '-e', code], { cwd: packageDir, encoding: 'utf8' }).trim();
     const path = JSON.stringify(dir.file());
-    expect(probe(`const { SqliteStore } = require('@ratekeeper/sqlite'); console.log(new SqliteStore({ path: ${path} }).driver)`, 'commonjs')).toBe('better-sqlite3');
+    expect(probe(`const { SqliteStore } = require('@ratekeeper/sqlite'); console.log(new SqliteStore({ path: ${path} }).driver)`, 'commonjs')).toBe(AUTO);
     expect(probe(`import { SqliteStore } from '@ratekeeper/sqlite'; console.log(new SqliteStore({ path: ${path} }).mode)`, 'module')).toBe('sync');
   });
 });
@@ -75,6 +74,14 @@ describe('construction', () => {
       expect(() => new SqliteStore({ path, driver: 'node:sqlite' })).toThrow(
         `SqliteStore: driver 'node:sqlite' is not available: Node ${process.versions.node} has no node:sqlite (it needs Node 22.13 or later)`,
       );
+  });
+
+  // On Node 22 and 24 (scripts/test-node.sh) the workspace's better-sqlite3 addon is built for Node 20:
+  // it cannot load, as after a Node upgrade without a rebuild.
+  it('takes better-sqlite3 where its addon loads, else node:sqlite; refuses better-sqlite3 at construction where it cannot load', () => {
+    expect(new SqliteStore({ path }).driver).toBe(AUTO);
+    if (loadDriverOrUndefined('better-sqlite3')) return;
+    expect(() => new SqliteStore({ path, driver: 'better-sqlite3' })).toThrow(/^SqliteStore: driver 'better-sqlite3' is not available: cannot be loaded \(/);
   });
 
   it('never mutates the options', () => {
@@ -148,19 +155,21 @@ describe('hostile keys', () => {
     expect(keys.map((k) => limiter.consume(k).allowed)).toEqual(keys.map(() => false));
   });
 
-  it('stores a key longer than MAX_RAW_KEY_LENGTH as 33 bytes', () => {
+  it('stores a key longer than MAX_RAW_KEY_LENGTH as 33 bytes (after the row id’s policy name)', () => {
     store.close();
     const db = loadDriver('test', 'auto').open(store.path);
+    // A row id is the name's length (2 bytes) and its UTF-16 code units, then the key's (core's row-id.ts).
+    const head = 2 + 2 * limiter.policy.name.length;
     const lengths = db
-      .prepare('SELECT length(key) AS n FROM rk_state ORDER BY n DESC LIMIT 4')
+      .prepare('SELECT length(id) AS n FROM rk_rows ORDER BY n DESC LIMIT 4')
       .all()
-      .map((r) => r['n']);
+      .map((r) => (r['n'] as number) - head);
     db.close();
     expect(lengths).toEqual([2 * MAX_RAW_KEY_LENGTH, 33, 33, 33]);
   });
 });
 
-function loadDriverOrUndefined(name: 'node:sqlite'): boolean {
+function loadDriverOrUndefined(name: 'better-sqlite3' | 'node:sqlite'): boolean {
   try {
     loadDriver('probe', name);
     return true;
@@ -168,3 +177,6 @@ function loadDriverOrUndefined(name: 'node:sqlite'): boolean {
     return false;
   }
 }
+
+/** AUTO: the driver 'auto' takes on Node, better-sqlite3 where its addon loads. */
+const AUTO = loadDriverOrUndefined('better-sqlite3') ? 'better-sqlite3' : 'node:sqlite';

@@ -11,10 +11,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ManualClock, TokenBucketLimiter, fixedWindow, tokenBucket } from '@ratekeeper/core';
+import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
+import { fixedWindow, tokenBucket } from '@ratekeeper/core/store';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type FailureInfo, SqliteStore } from '../src/index.js';
-import { loadDriver } from '../src/file/driver.js';
+import { loadDriver } from '../src/driver.js';
 import { tempDir } from './support/files.js';
 import { mutantBuild } from './support/mutant-builds.js';
 

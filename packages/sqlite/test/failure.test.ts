@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Decision, FixedWindowLimiter, ManualClock } from '@ratekeeper/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLOSED_RETRY_AFTER_MS, type FailureInfo, SqliteStore, type SqliteStoreOptions } from '../src/index.js';
-import { loadDriver } from '../src/file/driver.js';
+import { loadDriver } from '../src/driver.js';
 import { tempDir } from './support/files.js';
 import { mutantBuild } from './support/mutant-builds.js';
 

@@ -5,8 +5,8 @@
  * Concurrency leases expire by time, so a crashed process cannot hold a key's capacity for good: a
  * child takes 3 of 3 leases and is killed with SIGKILL; its leases still count until leaseTtlMs after
  * they were taken (the default, 30 s, on the limiters' clock, here a ManualClock), then every unit is
- * free again, and a key no one asks for again is freed by other keys' admissions (deleted through the
- * expiry index, without a scan). A live holder's renewal keeps its leases (and never revives an expired
+ * free again, and the row of a key no one asks for again is deleted by other keys' admissions (through
+ * the expiry index, without a scan, EXPIRED_GRACE_MS after its leases expired). A live holder's renewal keeps its leases (and never revives an expired
  * one). The same check catches a mutant build whose leases never expire.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -15,8 +15,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConcurrencyLimiter, ManualClock } from '@ratekeeper/core';
 import { leaseChecks } from '@ratekeeper/store-contract';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONCURRENCY_LEASE_TTL_MS, SqliteStore } from '../src/index.js';
-import { loadDriver } from '../src/file/driver.js';
+import { DEFAULT_CONCURRENCY_LEASE_TTL_MS, EXPIRED_GRACE_MS, SqliteStore } from '../src/index.js';
+import { nameHead, rowId } from '@ratekeeper/core/store';
+import { loadDriver } from '../src/driver.js';
 import { tempDir } from './support/files.js';
 import { mutantBuild } from './support/mutant-builds.js';
 
@@ -58,11 +59,12 @@ async function crashedHolder(dist: string): Promise<string> {
   return path;
 }
 
+/** leasesOf counts the leases in `key`'s row of policy 'leases' (core's lease rows: a count, then three numbers a lease). */
 function leasesOf(path: string, key: string): number {
   const db = loadDriver('test', 'auto').open(path);
-  const n = db.prepare('SELECT count(*) AS n FROM rk_leases WHERE key = ?').get(Buffer.from(key, 'utf16le'))?.['n'];
+  const state = db.prepare('SELECT state FROM rk_rows WHERE id = ?').get(Buffer.from(rowId(nameHead('leases'), key), 'hex'))?.['state'] as Uint8Array | undefined;
   db.close();
-  return n as number;
+  return state === undefined ? 0 : (state.byteLength / 8 - 1) / 3;
 }
 
 /** admittedAfter is how many of 3 requests for 'crashed' a fresh process admits at `at`. */
@@ -87,7 +89,9 @@ describe('leases of a process killed with SIGKILL', () => {
     const path = await crashedHolder(DIST);
     expect(leasesOf(path, 'elsewhere')).toBe(1);
     const store = new SqliteStore({ path });
-    const limiter = new ConcurrencyLimiter({ limit: 3, store, clock: new ManualClock(T + DEFAULT_CONCURRENCY_LEASE_TTL_MS), name: 'leases' });
+    // Once expired, a row is written 30 s past that (src/rows.ts) and deleted EXPIRED_GRACE_MS after.
+    const clock = new ManualClock(T + DEFAULT_CONCURRENCY_LEASE_TTL_MS + 30_000 + EXPIRED_GRACE_MS);
+    const limiter = new ConcurrencyLimiter({ limit: 3, store, clock, name: 'leases' });
     limiter.consume('a');
     limiter.consume('b');
     store.close();

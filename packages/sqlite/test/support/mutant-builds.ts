@@ -1,59 +1,55 @@
 /**
- * Mutant builds of this store: deliberately broken variants, each this package's own source with a few
- * exact edits, compiled into .builds/<name>/ by @ratekeeper/store-contract's mutantBuilder (every
- * edit must match its source exactly once, or the build fails loudly).
+ * Mutant builds of this store: deliberately broken variants, each this package's own source (or core's
+ * row-store kit beneath it: edits that start with 'core') with a few exact edits, compiled into
+ * .builds/<name>/ by @ratekeeper/store-contract's mutantBuilder (every edit must match its source
+ * exactly once, or the build fails loudly).
  */
 import { fileURLToPath } from 'node:url';
-import { type Edit, mutantBuilder } from '@ratekeeper/store-contract';
+import { type Edit, KIT_MUTANTS, mutantBuilder } from '@ratekeeper/store-contract';
 
 const PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
 
 export const MUTANTS = {
+  /** Core's row-store kit broken: leases-never-expire, renew-ignored, ledger-unsaved, cancel-after-instant. */
+  ...KIT_MUTANTS,
   /** A deferred transaction: it reads first and asks for the write lock at its first write. */
-  'deferred-transaction': [['sql/sql.ts', "begin: p('BEGIN IMMEDIATE'),", "begin: p('BEGIN DEFERRED'),"]],
+  'deferred-transaction': [['sql.ts', "begin: p('BEGIN IMMEDIATE'),", "begin: p('BEGIN DEFERRED'),"]],
   /** No transaction at all: the read and the write of a decision are separate statements. */
   'no-transaction': [
     [
-      'file/file.ts',
-      '      if (!write) open.beginRead.run();\n      else if (probing) open.begin.run();\n      else this.#waitFor(this.#db as Connection, () => open.begin.run());\n',
+      'file.ts',
+      '      if (write) this.#waitFor(this.#db as Connection, () => s.begin.run(), probing ? Math.min(PROBE_QUIET_MS, this.#o.busyTimeoutMs) : this.#o.busyTimeoutMs);\n      else s.beginRead.run();\n',
       '',
     ],
-    ['file/file.ts', '      sql.commit.run();\n', ''],
+    ['file.ts', '      s.commit.run();\n', ''],
   ],
   /** State kept in single precision (4 bytes a number): a fractional bucket drifts. */
-  'lossy-state': [['rows/codec.ts', 'bytes.writeDoubleLE(state[i] as number, i * 8);', 'bytes.writeDoubleLE(Math.fround(state[i] as number), i * 8);']],
-  /** Leases that never expire: a crashed or stopped process's units stay taken for good. */
-  'leases-never-expire': [
-    ['bindings/leases.ts', "const expired = state === undefined ? 0 : (sql.expiredLeases.get(this.policy.name, key, now)?.['n'] as number);", 'const expired = 0;'],
-  ],
-  /** A renewal that changes nothing: a long request's lease expires leaseTtlMs after its acquire. */
-  'renew-ignored': [
-    ['bindings/leases.ts', 'sql.renewLease.run(expiresAt, name, entry.stored, unit.expiresAt,', 'sql.renewLease.run(unit.expiresAt, name, entry.stored, unit.expiresAt,'],
-  ],
-  /** A booking that does not keep its ledger: the next booking ignores the bookings ahead of it (no first come, first served). */
-  'ledger-unsaved': [['bindings/reserve.ts', '      sql.putLedger.run(m.table.name, stored, encodeState(Float64Array.from(ledgerNumbers(ledger))), latestBooked(ledger));\n', '']],
-  /** A cancel that gives back at or after the booked instant (the request may have gone). */
-  'cancel-after-instant': [['bindings/reserve.ts', 'const cancelled = booking.cancel(at) as boolean;', 'const cancelled = booking.cancel(Number.NEGATIVE_INFINITY) as boolean;']],
-  /** Eviction by the empty instant alone: in a fixed window every key shares it, the blocked key included. */
-  'evict-by-expiry': [['sql/sql.ts', 'ORDER BY fill, expires_at LIMIT 1', 'ORDER BY expires_at LIMIT 1']],
+  'lossy-state': [['rows.ts', 'return Buffer.from(state.buffer, state.byteOffset, state.byteLength);', 'return Buffer.from(Float64Array.from(state, Math.fround).buffer);']],
+  /** Eviction by the expiry alone: in a fixed window every key shares it, the blocked key included. */
+  'evict-by-expiry': [['sql.ts', 'WHERE name = ? AND fill < 9e999 ORDER BY fill LIMIT 1', 'WHERE name = ? ORDER BY expires_at LIMIT 1']],
   /** A row's indexed columns kept without the lower bound: its expiry kept however far its state's empty instant moved past it. */
-  'index-kept-past-empty': [['sql/sql.ts', 'AND expires_at >= ? AND expires_at <= ? AND', 'AND ? IS NOT NULL AND expires_at <= ? AND']],
+  'index-kept-past-empty': [
+    ['rows.ts', 'if (before.expiresAt < row.expiresAt || before.expiresAt > row.expiresAt + slack) return false;', 'if (before.expiresAt > row.expiresAt + slack) return false;'],
+  ],
   /** A full table that deletes a row as empty only once its expires_at has passed (which may lie past its empty instant). */
-  'empty-by-stored-expiry': [['rows/table.ts', "this.algorithm.emptyAt(this.policy, decodeState(row['state'] as Uint8Array), 0)", 'Number.POSITIVE_INFINITY']],
+  'empty-by-stored-expiry': [['sql.ts', 'WHERE empty_at <= ? LIMIT 1', 'WHERE expires_at <= ? LIMIT 1']],
   /** A failure thrown to the caller instead of decided by the failure policy. */
   'throwing-failures': [
     [
-      'bindings/binding.ts',
-      'return decided instanceof Failure ? this.failed(operation, decided, key, now, cost, commit) : decided;',
-      'if (decided instanceof Failure) throw decided.error; return decided;',
+      'core',
+      'store/rows/sync-runner.ts',
+      'return then(failed instanceof Failure ? failed : answer);',
+      'if (failed instanceof Failure) throw failed.error;\n    return then(answer);',
     ],
   ],
   /** Every process's fallback enforces the whole limit during an outage: N processes, N limits. */
   'undivided-fallback': [
-    ['options.ts', "if (value === undefined || value === 'peers') return 'peers';", "if (value === undefined) return 1;\n  if (value === 'peers') return 'peers';"],
+    ['sqlite-store.ts', "fallbackDivisor: () => (divisor === 'peers' ? file.peers : divisor),", "fallbackDivisor: () => (divisor === 'peers' ? 1 : divisor),"],
   ],
   /** A store that decides by its failure policy in silence: no warning, with or without a 'failure' listener. */
-  'silent-failures': [['sqlite-store.ts', '    this.#warn(info);\n', '']],
+  'silent-failures': [['core', 'store/rows/row-store.ts', '        warn(info);\n', '']],
+  /** No inode check: a process keeps deciding on a file moved or deleted under it while others decide on the path's new one. */
+  'no-inode-check': [['file.ts', "      if (write && this.#inode !== '' && inodeOf(this.#o.path) !== this.#inode) throw new MovedError();\n", '']],
 } satisfies Record<string, readonly Edit[]>;
 
 export type MutantName = keyof typeof MUTANTS;
