@@ -1,86 +1,51 @@
 /**
- * The wire between a Worker and a RateLimiterObject: one RPC, `run(batch)`, carrying every call a
- * Worker request made to that object in one turn. Plain data only, sent by structured clone, so every
- * double arrives exact (Infinity, -0 and fractions included) and a decision is bit-identical to the
- * memory store's.
- *
- * The object is the key (one object per key: see durable-object-store.ts), so no op names a key: an op
- * names the policies it decides, as indices into `batch.policies`, and the object keeps one state per
- * policy. A batch is decided in order, in one synchronous pass, so it is atomic: see object.ts.
- *
- * `deadline` is an instant on the object's clock (Date.now() where the object runs); an object whose
- * clock has reached it changes nothing and answers `expired`, the negative of its clock. 0: no deadline.
+ * The wire between a Worker and a RateLimiterObject: one RPC, `run(batch)`, carrying the kit's ops
+ * (RowOp) of one request's turn as plain data (structured clone: every double exact). The object is the
+ * key, so no row id travels: parts name their policies by index into `batch.policies` (the object
+ * rebuilds each step from its policy, core's own steps only), bans and ledgers their rows by name, and
+ * `now` travels with `time: 'client'` only. The kit's answers come back as they are, and the Worker puts
+ * its own policy objects back in their decisions. Past `deadline` (the object's clock; 0: none) the
+ * object changes nothing and replies `expired`: minus its clock.
  */
-import type { Policy } from '@ratekeeper/core';
+import type { Decision, Policy } from '@ratekeeper/core';
+import { type Answer, type Booked, Failure, type RowOp, type UsageFigures } from '@ratekeeper/core/store';
 
-/** Op is one call: a decision (a limiter's, or a composite's members all or nothing), or bookkeeping. */
-export type Op = DecideOp | ResetOp | RefundOp | ReserveOp | CancelOp;
+type Wire = { readonly parts: readonly number[]; readonly now?: number; readonly ban?: { readonly name: string; readonly banMs: number }; readonly ledgers?: readonly string[] };
+type Wired<O> = O extends RowOp ? Omit<O, 'parts' | 'now' | 'ban' | 'ledgers'> & Wire : never;
+/** Op is a RowOp on the wire (above). */
+export type Op = Wired<RowOp>;
+export type Batch = { readonly deadline: number; readonly policies: readonly Policy[]; readonly ops: readonly Op[] };
+/** Reply is one kit Answer per op, in order (null for none), or `expired`. */
+export type Reply = readonly (Answer | null)[] | number;
+export type { Answer };
 
-/** OpBase is what every Op carries. */
-export interface OpBase {
-  /** The policies this call is about, as indices into the batch's `policies` (a composite's in order). */
-  readonly members: readonly number[];
-  /** The limiter's clock (`time: 'client'`); absent: the object's clock decides. */
-  readonly now?: number;
-  /** A BanLimiter's banMs: the call goes through the ban in front of the (single) member. */
-  readonly banMs?: number;
+/** UNREADABLE: a reply of the wrong shape (an object of another version, or of another class). */
+export const UNREADABLE = new Failure('reply', new TypeError('DurableObjectStore: the object answered with an unexpected shape'));
+
+/** wireOp puts `op` on the wire, `indexOf` numbering its policies. */
+export function wireOp(op: RowOp, indexOf: (policy: Policy) => number, clientTime: boolean): Op {
+  const { parts, now, ...rest } = op;
+  const wire: Record<string, unknown> = { ...rest, parts: parts.map((part) => indexOf(part.policy)), ...(clientTime ? { now } : {}) };
+  if ('ban' in op && op.ban !== undefined) wire['ban'] = { name: op.ban.name, banMs: op.ban.banMs };
+  if ('ledgers' in op && op.ledgers !== undefined) wire['ledgers'] = op.ledgers.map((ledger) => ledger.name);
+  return wire as Op;
 }
 
-/** DecideOp decides `cost` for the members (a limiter's consume, or peek when `commit` is false). */
-export interface DecideOp extends OpBase {
-  readonly op: 'decide';
-  readonly cost: number;
-  /** false: peek (decide, record nothing). */
-  readonly commit: boolean;
-}
-/** ResetOp forgets the key under the members' policies. */
-export interface ResetOp extends OpBase {
-  readonly op: 'reset';
-}
-/** RefundOp gives `cost` back to the key. */
-export interface RefundOp extends OpBase {
-  readonly op: 'refund';
-  readonly cost: number;
-}
-/** ReserveOp books `cost` at the first instant it fits, within `maxWaitMs`; a Booked answers it. */
-export interface ReserveOp extends OpBase {
-  readonly op: 'reserve';
-  readonly cost: number;
-  /** -1: no bound. */
-  readonly maxWaitMs: number;
-}
-/** CancelOp cancels the booking a ReserveOp made. */
-export interface CancelOp extends OpBase {
-  readonly op: 'cancel';
-  /** The `booking` id a ReserveOp answered. */
-  readonly booking: number;
+/** answerOf reads `op`'s answer off the wire, its decisions around the op's own policies. */
+export function answerOf(op: RowOp, answer: unknown): Answer | Failure {
+  if (op.kind === 'cancel') return typeof answer === 'boolean' ? answer : UNREADABLE;
+  if (op.kind === 'charge' || op.kind === 'usage') return isUsage(answer) ? answer : UNREADABLE;
+  if (op.kind !== 'decide' && op.kind !== 'book') return answer === null ? undefined : UNREADABLE;
+  const booked = op.kind === 'book' ? (answer as Partial<Booked> | undefined) : undefined;
+  const decisions = booked === undefined ? answer : booked.decisions;
+  if (!Array.isArray(decisions) || decisions.length !== op.parts.length || (booked !== undefined && typeof booked.ok !== 'boolean')) return UNREADABLE;
+  const own = decisions.map((d: Decision, i) => ({ ...d, policy: op.parts[i]?.policy as Policy }));
+  return booked === undefined ? own : ({ ...booked, decisions: own } as Booked);
 }
 
-/** OpBody is an op before its members are numbered (the store's side: members are its policies). */
-export type OpBody = Op extends infer O ? (O extends Op ? Omit<O, 'members'> : never) : never;
-
-export interface Batch {
-  readonly deadline: number;
-  readonly policies: readonly Policy[];
-  readonly ops: readonly Op[];
+/** isUsage checks a charge's or a usage read's answer: four numbers (the kit's UsageFigures). */
+function isUsage(answer: unknown): answer is UsageFigures {
+  if (typeof answer !== 'object' || answer === null) return false;
+  const a = answer as Record<string, unknown>;
+  return ['used', 'remaining', 'resetAfterMs', 'blockedMs'].every((k) => typeof a[k] === 'number');
 }
-
-/**
- * Figures is a decision per member, four numbers each: allowed (1 or 0), remaining, retryAfterMs,
- * resetAfterMs. The Worker rebuilds each Decision around its own policy object.
- */
-export type Figures = readonly number[];
-
-/** Booked answers a ReserveOp: `booking` is the id a cancel names (0: nothing to cancel). */
-export interface Booked {
-  readonly ok: boolean;
-  readonly delayMs: number;
-  readonly figures: Figures;
-  readonly booking: number;
-}
-
-/** One answer per op, in order: Figures for decide, null for reset and refund, Booked, a cancel's boolean. */
-export type Answer = Figures | Booked | boolean | null;
-
-/** Reply is the answers, or `expired`: a negative number, minus the object's clock, and nothing done. */
-export type Reply = readonly Answer[] | number;

@@ -11,11 +11,11 @@
 import { TokenBucketLimiter } from '@ratekeeper/core';
 import { forgetFailureWarnings } from '@ratekeeper/core/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../src/engine.js';
 import { DurableObjectStore } from '../src/durable-object-store.js';
 import type { Batch, LimiterNamespace } from '../src/index.js';
 import { type Workerd, startWorkerd } from './support/harness.js';
 import { mutantBuild } from './support/mutant-builds.js';
+import { rowsNamespace } from './support/rows-namespace.js';
 import { warningsOnProcess } from '@ratekeeper/store-contract';
 
 const { ours, settle } = warningsOnProcess(forgetFailureWarnings);
@@ -23,25 +23,16 @@ const { ours, settle } = warningsOnProcess(forgetFailureWarnings);
 /** namespaceOf is a namespace whose every object's run is `run`. */
 const namespaceOf = (run: (batch: Batch) => Promise<unknown>): LimiterNamespace => ({ idFromName: (name) => name, get: (() => ({ run })) as never });
 const failing = (flags: object) => namespaceOf(() => Promise.reject(Object.assign(new Error('SECRET what the object was deciding'), flags)));
-/** answering is a namespace whose objects run the object's own Engine, one per object name, as an RPC would. */
-const answering = (): LimiterNamespace => {
-  const engines = new Map<string, Engine>();
-  const get = (name: string) => ({
-    run: async (batch: Batch) => {
-      let engine = engines.get(name);
-      if (engine === undefined) engines.set(name, (engine = new Engine(new Map(), Date.now())));
-      return structuredClone(engine.run(structuredClone(batch), Date.now()));
-    },
-  });
-  return { idFromName: (name: string) => name, get: get as LimiterNamespace['get'] };
-};
-
 async function limiterOn(namespace: LimiterNamespace, build?: string, extra: object = {}) {
   // In Node the store's own module, not the entry (which also exports the object, for workerd only).
   const own = build === undefined ? undefined : build.replace(/index\.js$/, 'durable-object-store.js');
   const { DurableObjectStore: Store } = (own === undefined ? { DurableObjectStore } : await import(own)) as { DurableObjectStore: typeof DurableObjectStore };
+  // A mutant of core's kit is built beside the mutant store: its limiter comes from that core, whose
+  // steps are the ones the store accepts (the object runs core's own steps, by identity).
+  const core = build === undefined ? undefined : new URL('../node_modules/@ratekeeper/core/dist/esm/index.js', build).href;
+  const { TokenBucketLimiter: Limiter } = (core === undefined ? { TokenBucketLimiter } : await import(core)) as { TokenBucketLimiter: typeof TokenBucketLimiter };
   const store = new Store({ namespace, ...extra });
-  return { store, limiter: new TokenBucketLimiter({ store, capacity: 2, refillPerSecond: 1, name: 'b' }) };
+  return { store, limiter: new Limiter({ store, capacity: 2, refillPerSecond: 1, name: 'b' }) };
 }
 const failuresOf = async (limiter: TokenBucketLimiter<'async'>, n: number) => {
   const decisions = [];
@@ -88,7 +79,7 @@ describe('the failure warning of a DurableObjectStore in Node, DEFAULT options',
   });
 
   it('says nothing for a store whose objects answer', async () => {
-    const { limiter } = await limiterOn(answering());
+    const { limiter } = await limiterOn(rowsNamespace());
     expect(await failuresOf(limiter, 3)).toEqual([undefined, undefined, undefined]);
     await settle();
     expect(ours()).toEqual([]);
@@ -107,7 +98,7 @@ describe('the failure warning of a DurableObjectStore in Node, DEFAULT options',
   });
 
   it('refuses a failureWarning that is not a boolean, naming it', () => {
-    expect(() => new DurableObjectStore({ namespace: answering(), failureWarning: 'no' as never })).toThrowError(
+    expect(() => new DurableObjectStore({ namespace: rowsNamespace(), failureWarning: 'no' as never })).toThrowError(
       new TypeError('DurableObjectStore: failureWarning must be a boolean, got "no"'),
     );
   });

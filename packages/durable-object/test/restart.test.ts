@@ -1,10 +1,15 @@
 /**
  * State across restarts: workerd restarted (every object evicted at once, as idleness, a deploy or a
  * host move does to one) keeps what the objects stored, so a key's window stays spent and its ban
- * stands, to the millisecond; an object that keeps its state in memory only (ForgetfulObject,
- * mutant) forgets both, and the same check catches it.
+ * stands, to the millisecond; and a booking made before the restart can still be cancelled, by the
+ * store that made it (in Node here: a Worker's isolate would not outlive workerd's restart), giving
+ * its instant to the next booking exactly as the memory store does (booking ledgers are rows the
+ * object stores). An object that keeps its rows in memory only (ForgetfulObject, mutant) forgets all
+ * three, and the same checks catch it.
  */
+import { ManualClock, MemoryStore, type Store, TokenBucketLimiter, reserve } from '@ratekeeper/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DurableObjectStore } from '../src/durable-object-store.js';
 import { type Workerd, startWorkerd } from './support/harness.js';
 import type { Scenario, StepResult } from './support/scenario.js';
 
@@ -52,4 +57,29 @@ describe('a restarted object remembers its key', () => {
     const { after } = await beforeAndAfter('FORGETFUL');
     expect(after.map((r) => (r as unknown[])[0])).toEqual([true, true]);
   });
+
+  it('cancels a booking made before a restart, as the memory store does', async () => {
+    const want = await bookRestartCancel(new MemoryStore() as Store, async () => {});
+    expect(want).toEqual({ booked: [0, 1_000], cancelled: true, next: 990 });
+    expect(await bookRestartCancel(new DurableObjectStore({ namespace: workerd.namespace('LIMITS'), prefix: `book${run++}:`, time: 'client' }))).toEqual(want);
+  });
+
+  it('catches an object that keeps its ledgers in memory only (mutant)', async () => {
+    const store = new DurableObjectStore({ namespace: workerd.namespace('FORGETFUL'), prefix: `book${run++}:`, time: 'client' });
+    expect((await bookRestartCancel(store)).cancelled).toBe(false);
+  });
 });
+
+/**
+ * bookRestartCancel books twice on a bucket of one (the second waits a second), restarts, cancels the
+ * second 10 ms later and books again: what each booking waited, and whether the cancel gave back.
+ */
+async function bookRestartCancel(store: Store, restart = () => workerd.restart()) {
+  const clock = new ManualClock(T0);
+  const limiter = new TokenBucketLimiter({ capacity: 1, refillPerSecond: 1, name: 'booked', store, clock });
+  const booked = [await reserve(limiter, 'k'), await reserve(limiter, 'k')];
+  await restart();
+  clock.set(T0 + 10);
+  const cancelled = await booked[1]?.cancel();
+  return { booked: booked.map((b) => b.delayMs), cancelled, next: (await reserve(limiter, 'k')).delayMs };
+}

@@ -8,10 +8,7 @@
  * other files here run the store inside Workers. Concurrency leases are refused by this store, by name.)
  *
  * Miniflare's binding carries object names from Node to workerd as UTF-8, where a lone surrogate
- * becomes U+FFFD: through it, the keys "\ud800" and "\udbff" would name one object. workerd's own
- * idFromName keeps them apart (./differential.test.ts runs hostile keys in a Worker), so the namespace
- * below escapes such names, injectively, before they cross the binding: what is tested is the store
- * and the object, not the test's transport.
+ * becomes U+FFFD; the store names an object by its key's hex, so hostile keys cross it unescaped.
  *
  * The differential runs on a store with `time: 'client'` over the same binding (fewer histories than
  * on the Engine in Node: every batch is an RPC into workerd). The burst runs in Workers: 16
@@ -41,15 +38,7 @@ afterAll(async () => {
   await made?.dispose();
 });
 
-/** throughUtf8 is `name` itself when UTF-8 keeps it (well-formed UTF-16), else '#' and the hex of its code units (no name the tests use starts with '#'). */
-function throughUtf8(name: string): string {
-  if ((name as unknown as { isWellFormed(): boolean }).isWellFormed()) return name;
-  let hex = '#';
-  for (let i = 0; i < name.length; i++) hex += name.charCodeAt(i).toString(16).padStart(4, '0');
-  return hex;
-}
-
-/** namespaceOf starts workerd with the real object (once) and answers its binding, names escaped as above. */
+/** namespaceOf starts workerd with the real object (once) and answers its binding. */
 async function namespaceOf(): Promise<LimiterNamespace> {
   const script = await bundle();
   made ??= new Miniflare({
@@ -57,8 +46,7 @@ async function namespaceOf(): Promise<LimiterNamespace> {
     workers: [{ name: 'objects', modules: true, script, compatibilityDate: '2025-07-01', durableObjects: { LIMITS: 'RateLimiterObject' } }],
   });
   await made.ready;
-  const binding = (await made.getDurableObjectNamespace('LIMITS', 'objects')) as unknown as LimiterNamespace;
-  return { idFromName: (name) => binding.idFromName(throughUtf8(name)), get: (id) => binding.get(id) };
+  return (await made.getDurableObjectNamespace('LIMITS', 'objects')) as unknown as LimiterNamespace;
 }
 
 /** limiterSpec: a burst member as the Worker's scenario builds it. */
@@ -84,6 +72,7 @@ async function burst(b: Burst, mutant?: StoreKind): Promise<BurstReport[]> {
 
 storeContractSuite('DurableObjectStore (its objects in workerd)', async () => ({ store: new DurableObjectStore({ namespace: await namespaceOf() }) }), {
   capabilities: { concurrency: false },
+  another: async () => new DurableObjectStore({ namespace: await namespaceOf() }),
   differential: { store: async () => new DurableObjectStore({ namespace: await namespaceOf(), time: 'client' }), batches: true, runs: 8 },
   burst: {
     run: burst,

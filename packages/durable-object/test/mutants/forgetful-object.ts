@@ -18,7 +18,6 @@ function forgetful(ctx: ObjectState): ObjectState {
       list: async <T>() => new Map<string, T>(),
       put: async () => {},
       delete: async () => 0,
-      deleteAll: async () => {},
       getAlarm: async () => null,
       setAlarm: async () => {},
     },

@@ -1,23 +1,15 @@
 /**
  * Mutant: a store that decides in the isolate's memory instead of in the object. Its namespace runs
- * the object's own engine in the calling isolate (one engine per object name, at module scope), so
- * within one isolate it is exactly the real store, and every isolate counts alone. The exactness
- * test's check (several isolates, one limit) must catch it.
+ * the object's own KeyRows in the calling isolate (one per object name, at module scope), so within
+ * one isolate it is exactly the real store, and every isolate counts alone. The exactness test's check
+ * (several isolates, one limit) must catch it.
  */
-import { Engine } from '../../src/engine.js';
+import type { KeyRows } from '../../src/key-rows.js';
 import type { LimiterNamespace } from '../../src/index.js';
+import { rowsNamespace } from '../support/rows-namespace.js';
 
-const engines = new Map<string, Engine>();
+const objects = new Map<string, KeyRows>();
 
 export function isolateMemoryNamespace(): LimiterNamespace {
-  return {
-    idFromName: (name: string) => name,
-    get: ((name: string) => ({
-      run: async (batch) => {
-        let engine = engines.get(name);
-        if (engine === undefined) engines.set(name, (engine = new Engine(new Map(), Date.now())));
-        return engine.run(batch, Date.now());
-      },
-    })) as LimiterNamespace['get'],
-  };
+  return rowsNamespace(objects);
 }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
+import type { Batch, LimiterNamespace, Reply } from '../../src/index.js';
 import type { ScenarioRequest } from './worker.js';
 import type { StepResult } from './scenario.js';
 
@@ -35,6 +36,8 @@ export interface Workerd {
   post(path: string, body: unknown): Promise<Response>;
   /** restart restarts workerd, keeping what the objects stored (an eviction of every object at once). */
   restart(): Promise<void>;
+  /** namespace is the binding of `className`'s namespace (a key of CLASSES) for a store in Node; it outlives restarts. */
+  namespace(className: keyof typeof CLASSES): LimiterNamespace;
   dispose(): Promise<void>;
 }
 
@@ -85,6 +88,14 @@ export async function startWorkerd(isolates = 4): Promise<Workerd> {
     post: (path, body) => fetchOn(0, path, body),
     async restart() {
       await mf.setOptions(options);
+    },
+    namespace(className) {
+      // Each call finds the binding anew: after a restart, the one a store held before is gone.
+      const run = async (name: string, batch: Batch): Promise<Reply> => {
+        const binding = (await mf.getDurableObjectNamespace(className, 'objects')) as unknown as LimiterNamespace;
+        return binding.get(binding.idFromName(name) as never).run(batch);
+      };
+      return { idFromName: (name) => name, get: ((name: string) => ({ run: (batch: Batch) => run(name, batch) })) as LimiterNamespace['get'] };
     },
     async dispose() {
       await mf.dispose();

@@ -11,7 +11,7 @@ const PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
 
 export const MUTANTS = {
   /** A store that decides by its failure policy in silence: no warning, with or without a 'failure' listener. */
-  'silent-failures': [['durable-object-store.ts', '    this.#warn(info);\n', '']],
+  'silent-failures': [['core', 'store/rows/row-store.ts', '        warn(info);\n', '']],
 } satisfies Record<string, readonly Edit[]>;
 
 /** mutantBuild compiles the named mutant (once per process) and returns the URL of its index.js. */

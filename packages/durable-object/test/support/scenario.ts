@@ -10,6 +10,7 @@ import {
   CompositeLimiter,
   ConcurrencyLimiter,
   type Decision,
+  FirstRequestWindowLimiter,
   FixedWindowLimiter,
   GcraLimiter,
   type RateLimiter,
@@ -21,7 +22,7 @@ import {
   reserve,
 } from '@ratekeeper/core';
 
-export type LimiterType = 'token-bucket' | 'sliding-window' | 'fixed-window' | 'sliding-log' | 'gcra' | 'concurrency';
+export type LimiterType = 'token-bucket' | 'sliding-window' | 'fixed-window' | 'first-request-window' | 'sliding-log' | 'gcra' | 'concurrency';
 
 export interface LimiterSpec {
   readonly type: LimiterType;
@@ -61,6 +62,7 @@ const MAKERS: Record<LimiterType, (o: Record<string, unknown>) => RateLimiter<'a
   'token-bucket': (o) => new TokenBucketLimiter(o as never),
   'sliding-window': (o) => new SlidingWindowLimiter(o as never),
   'fixed-window': (o) => new FixedWindowLimiter(o as never),
+  'first-request-window': (o) => new FirstRequestWindowLimiter(o as never),
   'sliding-log': (o) => new SlidingLogLimiter(o as never),
   gcra: (o) => new GcraLimiter(o as never),
   concurrency: (o) => new ConcurrencyLimiter(o as never),
