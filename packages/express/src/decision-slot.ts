@@ -4,7 +4,7 @@
  * Express gives every request its app's prototype (`Object.setPrototypeOf(req, app.request)`), and on
  * that object V8 (Node 20) finds no cached hidden-class transition: each property then added to the
  * request builds a new hidden class, 1.6–1.9 µs a property against 0.3–0.4 µs for this slot
- * (benchmarks/README.md, "Express: the property a request gains"). So the first time a request of an
+ * (benchmarks/NOTEBOOK.md, "Express: the property a request gains"). So the first time a request of an
  * app comes through, `rateLimit` becomes an accessor on that app's request prototype, its values in
  * one WeakMap keyed by request: `req.rateLimit` reads and writes like a property (any middleware may
  * set it, `undefined` until then) at the cost of a WeakMap entry instead.

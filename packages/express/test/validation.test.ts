@@ -10,6 +10,7 @@ import { rateLimit } from '../src/index.js';
 describe('rateLimit options', () => {
   validationSuite(rateLimit);
   refusalSuite(rateLimit, {
+    adapter: '@ratekeeper/express',
     message: "write a handler instead: handler: (req, res) => res.send('Too many requests') (it runs with the status already set to 429)",
     statusCode: "write a handler that sets it: handler: (req, res) => res.status(503).send('…') (the default is 429)",
   });

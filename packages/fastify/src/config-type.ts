@@ -44,8 +44,70 @@ type UnknownNames<Config, Options> = Config extends { readonly rateLimit?: infer
 /** Refuse makes each named property unsatisfiable, the name in the message. */
 type Refuse<Name extends PropertyKey> = { readonly [P in Name]: { readonly [M in `'${P & (string | number)}' is not an option of config.rateLimit`]: never } };
 
+/** WrittenLimit is the `rateLimit` written in the route's config (undefined when none). */
+type WrittenLimit<Config> = Config extends { readonly rateLimit?: infer Given } ? Given : undefined;
+
+/** IsUnion tells a union type (true) from a single object type. */
+type IsUnion<T, U = T> = (T extends unknown ? ([U] extends [T] ? false : true) : never) extends false ? false : true;
+
+/** Has<Given, K> is 1 when the written object gives K, else 0. */
+type Has<Given, K extends string> = Given extends { readonly [P in K]: unknown } ? 1 : 0;
+
+/**
+ * Unnamed is the algorithm a written object without `algorithm` means, as core's run-time refusal
+ * reads it: a window's when it gives more of limit and windowMs than of capacity and refillPerSecond,
+ * else the token bucket's (the default).
+ */
+type Unnamed<Given> = [Has<Given, 'limit'>, Has<Given, 'windowMs'>, Has<Given, 'capacity'>, Has<Given, 'refillPerSecond'>] extends
+  | [1, 1, 0 | 1, 0]
+  | [1, 1, 0, 0 | 1]
+  | [1, 0, 0, 0]
+  | [0, 1, 0, 0]
+  ? 'fixed-window'
+  : 'token-bucket';
+
+/** The member of Options a written object means: the one its `algorithm` names, else the one Unnamed picks; never beside `limiter` or `plans`. */
+type Meant<Given, Options> = Given extends { readonly limiter: unknown } | { readonly plans: unknown }
+  ? never
+  : Options extends { readonly algorithm?: infer Own }
+    ? [Given extends { readonly algorithm: infer A extends string } ? A : Unnamed<Given>] extends [Own & string]
+      ? Options
+      : never
+    : never;
+
+/** The names written with a value the meant member refuses (its type there is core's sentence, which nothing written is); only required properties, as an object literal's are. */
+type Misplaced<Given, Member> = {
+  [K in keyof Given & keyof Member]-?: {} extends Pick<Given, K>
+    ? never // an optional property: a typed variable's, not a value written
+    : NonNullable<Member[K]> extends string
+      ? [NonNullable<Given[K]>] extends [NonNullable<Member[K]>]
+        ? never
+        : K
+      : never;
+}[keyof Given & keyof Member];
+
+/** Blamed is the meant member with each misplaced name required to be an object whose one never property is core's sentence. */
+type Blamed<Member, Names extends keyof Member> = Omit<Member, Names> & { readonly [K in Names]: { readonly [M in NonNullable<Member[K]> & string]: never } };
+
+/** Mistaken is the written object's type of refusal, when it names an algorithm and gives a size that algorithm does not take. */
+type Mistaken<Given, Options> =
+  IsUnion<Given> extends true
+    ? never // a value of a union type (a typed variable, a conditional): checked as declared
+    : [Meant<Given, Options>] extends [never]
+      ? never
+      : [Misplaced<Given, Meant<Given, Options>>] extends [never]
+        ? never
+        : Blamed<Meant<Given, Options>, Misplaced<Given, Meant<Given, Options>> & keyof Meant<Given, Options>>;
+
 /**
  * RouteRateLimitConfig<this, RouteRateLimitOptions> is `config.rateLimit` in FastifyContextConfig (see
- * the file comment). The options type comes in as a parameter, so this file imports nothing of ours.
+ * the file comment). An object written inline that gives a size its algorithm does not take
+ * (`{ algorithm: 'token-bucket', limit: 5 }`, or `{ windowMs, limit, capacity }` whose algorithm is
+ * the window's) is checked against that algorithm's options with the size blamed by core's sentence
+ * ("limit is a window or concurrency option, not a token-bucket one"), rather than against `false & {…}`.
  */
-export type RouteRateLimitConfig<This, Options> = [UnknownNames<Written<This>, Options>] extends [never] ? Options | false : Options & Refuse<UnknownNames<Written<This>, Options>>;
+export type RouteRateLimitConfig<This, Options> = [UnknownNames<Written<This>, Options>] extends [never]
+  ? [Mistaken<WrittenLimit<Written<This>>, Options>] extends [never]
+    ? Options | false
+    : Mistaken<WrittenLimit<Written<This>>, Options>
+  : Options & Refuse<UnknownNames<Written<This>, Options>>;

@@ -34,6 +34,12 @@ export type FastifyRateLimitOptions = RateLimitOptions<FastifyRequest> & {
    * these options, as always), as @fastify/rate-limit's `global: false`.
    */
   readonly global?: boolean;
+  /**
+   * Registration only. false (default): a request no route matched (`request.is404`, Fastify's
+   * not-found handler) is neither counted nor limited, as with @fastify/rate-limit. true: it counts
+   * under the registration's limit like any request, so a client probing for paths spends its budget.
+   */
+  readonly limitNotFound?: boolean;
 };
 
 /**
@@ -51,6 +57,8 @@ export type RouteRateLimitOptions = RateLimitOptions<FastifyRequest> & {
   readonly handler?: RateLimitHandler;
   /** Registration only: a route cannot change it. */
   readonly global?: never;
+  /** Registration only: a route cannot change it. */
+  readonly limitNotFound?: never;
 };
 
 declare module 'fastify' {

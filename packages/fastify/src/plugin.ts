@@ -9,7 +9,8 @@
  * to each route in `onRoute` (the @fastify/rate-limit way), because only a context hook covers 404s and
  * the routes `onRoute` never sees: those added to the instance before the plugin finished loading
  * (`app.register(rateLimit); app.get(…)` without await) and those of contexts registered before it.
- * The price is one `request.routeOptions` read per request to find the route's limit.
+ * The price is one `request.routeOptions` read per request to find the route's limit. (The hook covers
+ * the not-found handler; whether it limits it is `limitNotFound`'s choice, below.)
  *
  * Per-route `config.rateLimit`: `false` exempts the route (no count, no headers); an options object
  * replaces the registration's limit for that route (merged over the registration options, see
@@ -27,6 +28,11 @@
  * The trust-proxy check (core's proxy-check.ts) looks at requests until it has warned, naming Fastify's
  * `trustProxy` option; proxyWarning: false turns it off. It never changes a decision.
  *
+ * A request no route matched (Fastify's not-found handler, `request.is404`) is not limited, as
+ * @fastify/rate-limit does not limit it: no count, no headers, so probing for paths never spends a
+ * client's budget. `limitNotFound: true` counts it under the registration's limit instead (the limit
+ * a scanner meets); with `global: false` it stays unlimited.
+ *
  * `global: false` limits only the routes whose `config.rateLimit` is an options object. The decision
  * is left on `request.rateLimit` (decorated, typed in options.ts) for handlers and logs. A request
  * whose socket closed while an async hook was being awaited is not counted and gets nothing more.
@@ -35,7 +41,7 @@
  * and its header strings: no promise and no closure per request.
  */
 import type { Decision } from '@ratekeeper/core';
-import { type Decided, answerNode } from '@ratekeeper/core/adapter';
+import { CLIENT_CLOSED, type Decided, answerNode } from '@ratekeeper/core/adapter';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
 import type { FastifyRateLimitOptions } from './options.js';
@@ -56,6 +62,9 @@ function rateLimitPlugin(fastify: FastifyInstance, options: FastifyRateLimitOpti
 function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions): void {
   const global = prepareGlobal(registration);
   const unlimited = registration.global === false ? undefined : global;
+  // @fastify/rate-limit limits routes, so a request no route matched is never counted: nor is it here,
+  // unless limitNotFound asks for it (then it counts under the registration's limit).
+  const notFound = registration.limitNotFound === true ? unlimited : undefined;
   const limits = new WeakMap<object, RouteLimit>();
   if (!fastify.hasRequestDecorator('rateLimit')) fastify.decorateRequest('rateLimit', undefined);
 
@@ -66,6 +75,7 @@ function install(fastify: FastifyInstance, registration: FastifyRateLimitOptions
   };
 
   const limitFor = (request: FastifyRequest): RouteLimit | undefined => {
+    if (request.is404) return notFound;
     const route = request.routeOptions;
     const config = route.config.rateLimit;
     if (config === undefined) return unlimited;
@@ -111,9 +121,15 @@ function resume(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply,
  * is released when its work is over: the response completed or failed, or, when the client left
  * first, the handler answered anyway; core's http/settle/work.ts), then answers it (core's answerNode
  * with the route's steps, answer.ts), unless someone else already answered.
+ *
+ * A request whose client left before its body arrived (an aborted POST, decided by a remote store after
+ * the socket closed) has no work to follow: Fastify attaches its body reader to a stream that has
+ * already ended and will never emit again, so the handler never runs and nothing answers. Its work ends
+ * here (CLIENT_CLOSED), rather than after `abandonedMs` with its lease held all that time.
  */
 function decided(limit: RouteLimit, request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction, decision: Decision): void {
-  if (limit.prepared.watch !== undefined) limit.prepared.watch(request, reply.raw, decision);
+  const work = limit.prepared.watch?.(request, reply.raw, decision);
+  if (request.raw.destroyed && !request.raw.complete) return work?.end(CLIENT_CLOSED.status);
   answerNode(limit.prepared, limit.answer, request, reply, next, decision);
 }
 

@@ -25,7 +25,7 @@ import { type FastifyAnswer, fastifyAnswer } from './answer.js';
 import type { FastifyRateLimitOptions, RouteRateLimitOptions } from './options.js';
 
 export const OWNER = 'rateLimit';
-const EXTRA = ['handler', 'global'] as const;
+const EXTRA = ['handler', 'global', 'limitNotFound'] as const;
 /** The registration's shorthand options a shorthand route starts from (all but the policy name). */
 const SHORTHAND_CARRIED = SHORTHAND.filter((k) => k !== 'name');
 
@@ -33,7 +33,7 @@ export interface RouteLimit {
   readonly prepared: PreparedRateLimit<FastifyRequest>;
   /** How a decided request is answered: the default body or the route's handler (answer.ts). */
   readonly answer: FastifyAnswer;
-  /** False when a `key` function replaces the IP, so request.ip (proxy-addr work) is never read. */
+  /** False when a `key` function replaces the IP (core's readsIp), so request.ip (proxy-addr work) is never read. */
   readonly needsIp: boolean;
   /** The once-per-process trust-proxy check, in Fastify's terms. */
   readonly proxy: ProxyWarning;
@@ -50,6 +50,8 @@ const PROXY: ProxySetting = {
 export function prepareGlobal(options: FastifyRateLimitOptions | undefined): RouteLimit {
   const global = options?.global;
   if (global !== undefined && typeof global !== 'boolean') throw new TypeError(`${OWNER}: global must be a boolean, got ${describeValue(global)}`);
+  const notFound = options?.limitNotFound;
+  if (notFound !== undefined && typeof notFound !== 'boolean') throw new TypeError(`${OWNER}: limitNotFound must be a boolean, got ${describeValue(notFound)}`);
   return prepare(OWNER, options);
 }
 
@@ -61,6 +63,7 @@ export function prepareRoute(global: FastifyRateLimitOptions, globalLimit: Route
   }
   const own = route as RouteRateLimitOptions;
   if ((own as { global?: unknown }).global !== undefined) throw new TypeError(`${owner}: global applies to the registration only, not to a route`);
+  if ((own as { limitNotFound?: unknown }).limitNotFound !== undefined) throw new TypeError(`${owner}: limitNotFound applies to the registration only, not to a route`);
   try {
     const merged = inherited(global, globalLimit, own);
     for (const [name, value] of Object.entries(own)) if (value !== undefined) merged[name] = value;
@@ -74,7 +77,7 @@ export function prepareRoute(global: FastifyRateLimitOptions, globalLimit: Route
 function inherited(global: FastifyRateLimitOptions, globalLimit: RouteLimit, own: RouteRateLimitOptions): Record<string, unknown> {
   const base: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(global)) {
-    if (!(LIMITER_OPTIONS as readonly string[]).includes(name) && name !== 'global') base[name] = value;
+    if (!(LIMITER_OPTIONS as readonly string[]).includes(name) && name !== 'global' && name !== 'limitNotFound') base[name] = value;
   }
   if (!LIMITER_OPTIONS.some((name) => own[name] !== undefined)) {
     if (global.plans === undefined && global.plan === undefined) base['limiter'] = globalLimit.prepared.limiter;
@@ -98,7 +101,7 @@ function prepare(owner: string, options: FastifyRateLimitOptions | undefined): R
   if (handler !== undefined && typeof handler !== 'function') {
     throw new TypeError(`${owner}: handler must be a function, got ${describeValue(handler)}`);
   }
-  return { prepared, answer: fastifyAnswer(prepared, handler), needsIp: options?.key === undefined, proxy: prepared.watchProxy(PROXY) };
+  return { prepared, answer: fastifyAnswer(prepared, handler), needsIp: prepared.readsIp, proxy: prepared.watchProxy(PROXY) };
 }
 
 /** withOwner prefixes a limiter constructor's message with the route, keeping the error's class. */

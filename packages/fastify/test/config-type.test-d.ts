@@ -49,6 +49,10 @@ describe('config.rateLimit written inline', () => {
     app.get<{ Querystring: { q: string } }>('/x', { config: { rateLimit: { limt: 2 } } }, async () => 'x');
     // @ts-expect-error max is @fastify/rate-limit's name: ratekeeper's is limit
     app.get('/x', { config: { rateLimit: { max: 2 } } }, async () => 'x');
+    // @ts-expect-error limit is a window's size, not a token bucket's (the error names it)
+    app.get('/x', { config: { rateLimit: { algorithm: 'token-bucket', limit: 5 } } }, async () => 'x');
+    // @ts-expect-error capacity beside a window's limit and windowMs (the error names capacity)
+    app.get('/x', { config: { rateLimit: { windowMs: 1000, limit: 5, capacity: 2 } } }, async () => 'x');
     type Inline = NonNullable<(FastifyContextConfig & { rateLimit: { limt: number } })['rateLimit']>;
     expectTypeOf<Inline['limt']>().toHaveProperty("'limt' is not an option of config.rateLimit");
   });

@@ -12,13 +12,17 @@ import { counting } from './helpers.js';
 const roomy = (clock: ManualClock, name: string) => new TokenBucketLimiter({ capacity: 100, refillPerSecond: 1, clock, name });
 
 describe('counting', () => {
-  it('consumes exactly once per request across a global and a per-route limiter, on HEAD and on 404s', async () => {
+  it('consumes exactly once per request across a global and a per-route limiter, on HEAD and on 404s (limitNotFound)', async () => {
     const clock = new ManualClock(0);
     const global = counting(roomy(clock, 'global'));
     const route = counting(roomy(clock, 'route'));
     const decisions: string[] = [];
     const app = Fastify();
-    await app.register(rateLimit, { limiter: global.limiter, onDecision: (d, req) => decisions.push(`${req.method} ${req.url} ${d.policy.name}`) });
+    await app.register(rateLimit, {
+      limiter: global.limiter,
+      limitNotFound: true,
+      onDecision: (d, req) => decisions.push(`${req.method} ${req.url} ${d.policy.name}`),
+    });
     app.get('/global', async () => 'g');
     app.get('/route', { config: { rateLimit: { limiter: route.limiter } } }, async () => 'r');
     app.post('/global', async () => 'p');
@@ -42,10 +46,10 @@ describe('counting', () => {
     expect(decisions).toEqual(table.map((row) => `${row.method} ${row.url} ${row.by}`));
   });
 
-  it('counts a 404 once and limits the not-found handler like any route', async () => {
+  it('with limitNotFound, counts a 404 once and limits the not-found handler like any route', async () => {
     const clock = new ManualClock(0);
     const app = Fastify();
-    await app.register(rateLimit, { capacity: 2, refillPerSecond: 1, clock });
+    await app.register(rateLimit, { capacity: 2, refillPerSecond: 1, clock, limitNotFound: true });
     let notFound = 0;
     app.setNotFoundHandler((_req, reply) => {
       notFound++;
@@ -75,7 +79,7 @@ describe('counting', () => {
     const clock = new ManualClock(0);
     const global = counting(roomy(clock, 'global'));
     const app = Fastify();
-    await app.register(rateLimit, { limiter: global.limiter });
+    await app.register(rateLimit, { limiter: global.limiter, limitNotFound: true });
     await app.register(
       async (child) => {
         child.get('/inside', async () => 'in');

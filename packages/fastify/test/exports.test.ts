@@ -9,11 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as source from '../src/index.js';
 
-const EXPORTS = ['default', 'rateLimit'];
+const EXPORTS = ['default', 'rateLimit', 'routeKey'];
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
 describe('exports', () => {
-  it('exports exactly rateLimit, also as the default export', () => {
+  it('exports exactly rateLimit, also as the default export, and routeKey', () => {
     expect(Object.keys(source).sort()).toEqual(EXPORTS);
     expect(source.default).toBe(source.rateLimit);
   });

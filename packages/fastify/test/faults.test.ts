@@ -40,7 +40,7 @@ describe('a limiter whose promise rejects', () => {
 describe('one consume per request', () => {
   const once = { 'GET /route': 1, 'HEAD /route': 1, 'GET /missing': 1, 'POST /route': 1, 'GET /early': 1 };
 
-  it('counts a route, its automatic HEAD, a 404, a method the route lacks and a route added before the plugin exactly once', async () => {
+  it('counts a route, its automatic HEAD, a 404 (limitNotFound), a method the route lacks and a route added before the plugin exactly once', async () => {
     expect(await consumesPerRequest(rateLimit)).toEqual(once);
   });
 

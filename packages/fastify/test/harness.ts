@@ -43,7 +43,7 @@ export async function consumesPerRequest(plugin: Plugin): Promise<Record<string,
   const limiter = counting(new TokenBucketLimiter({ capacity: 100, refillPerSecond: 1, clock: new ManualClock(0) }));
   const app = Fastify();
   app.get('/early', async () => 'early');
-  await app.register(plugin, { limiter: limiter.limiter });
+  await app.register(plugin, { limiter: limiter.limiter, limitNotFound: true }); // 404s counted, for the mutant that cannot see them
   app.get('/route', async () => 'route');
   const counts: Record<string, number> = {};
   for (const [method, url] of [

@@ -163,7 +163,7 @@ describe('route option validation', () => {
     );
     expect(() => app.get('/z', { config: { rateLimit: { message: 'slow down' } as never } }, async () => 'z')).toThrow(
       new TypeError(
-        `rateLimit: config.rateLimit of route GET /z: unknown option "message": write a handler instead: handler: (request, reply) => reply.send('Too many requests') (it runs with the status already set to 429)`,
+        `rateLimit: config.rateLimit of route GET /z: unknown option "message" of @ratekeeper/fastify: write a handler instead: handler: (request, reply) => reply.send('Too many requests') (it runs with the status already set to 429)`,
       ),
     );
   });
@@ -241,5 +241,26 @@ describe("config.rateLimit: { mode: 'delay' }", () => {
     const res = await queued;
     expect(res.statusCode).toBe(200);
     expect(res.headers['ratelimit']).toBe('"shared";r=0;t=1');
+  });
+});
+
+describe('config.rateLimit: { windowMs, limit }', () => {
+  it("counts the peers' window app-wide and per route: each starts at its own first request", async () => {
+    const clock = new ManualClock(1_700_000_007_000); // 7 s into an aligned 10 s window
+    const app = await appWith({ windowMs: 10_000, limit: 2, clock });
+    app.get('/', async () => 'global');
+    app.get('/strict', { config: { rateLimit: { windowMs: 4000, limit: 1, name: 'strict' } } }, async () => 'strict');
+    expect((await app.inject('/')).headers.ratelimit).toBe('"frw-2-10000";r=1;t=10');
+    clock.advance(2000);
+    expect((await app.inject('/strict')).headers.ratelimit).toBe('"strict";r=0;t=4');
+    expect((await app.inject('/')).statusCode).toBe(200);
+    const denied = await app.inject('/');
+    expect([denied.statusCode, denied.headers['retry-after']]).toEqual([429, '8']);
+    const strict = await app.inject('/strict');
+    expect([strict.statusCode, strict.headers['retry-after']]).toEqual([429, '4']);
+    clock.advance(4000);
+    expect((await app.inject('/strict')).statusCode).toBe(200);
+    const still = await app.inject('/');
+    expect([still.statusCode, still.headers['retry-after']]).toEqual([429, '4']);
   });
 });

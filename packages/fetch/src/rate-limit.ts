@@ -181,8 +181,10 @@ export function rateLimit<Req extends object = Request>(
     prepared.writeHeaders(fields, onRecord, decision);
     return new Response(body.bytes, { status: body.status, headers: fields });
   };
+  /** writeOn writes a decision's fields on a Response's Headers (built once: withHeaders then takes no closure per response). */
+  const writeOn = (h: Headers, decision: Decision): void => prepared.writeHeaders(h, onHeaders, decision);
   const answerWith = async (custom: Handler<Req>, request: Req, decision: Decision, status: number): Promise<Response> =>
-    withHeaders(limitedStatus(await custom(request, decision), status), (h) => prepared.writeHeaders(h, onHeaders, decision));
+    withHeaders(limitedStatus(await custom(request, decision), status), writeOn, decision);
 
   /**
    * admit finishes a decision: the Response to return instead (499, 429/503), or undefined to go on
@@ -228,7 +230,7 @@ export function rateLimit<Req extends object = Request>(
   const headers = (request: Req, response: Response): Response => {
     const decision = decided.get(request);
     if (decision === undefined) return response;
-    const written = withHeaders(response, (h) => prepared.writeHeaders(h, onHeaders, decision));
+    const written = withHeaders(response, writeOn, decision);
     return held === undefined ? written : held.hand(request, written);
   };
 
@@ -276,11 +278,14 @@ export function rateLimit<Req extends object = Request>(
         // Any thenable the handler returns is awaited, as `await` did: only a Response is answered in this turn.
         return isThenable(response) ? Promise.resolve(response).then((r) => headers(request, r)) : headers(request, response);
       };
+      // The address handed to decideNow, which reads it at once: one object per wrap, not one per request.
+      const client: { ip: string | null | undefined } = { ip: undefined };
       // Synchronous end to end when the limiter and the handler are: no promise for the runtime to await.
       return function rateLimited(request: Req, ...rest: A): Response | Promise<Response> {
         let limited: Response | Promise<Response | undefined> | undefined;
         try {
-          limited = decideNow(request, { ip: ip(request, ...rest) });
+          client.ip = ip(request, ...rest);
+          limited = decideNow(request, client);
         } catch (error) {
           return Promise.reject(error);
         }

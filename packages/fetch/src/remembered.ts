@@ -5,7 +5,7 @@
  * A decision is kept on the request itself, under a symbol of this limiter (two limiters on one
  * request keep two), rather than in a WeakMap: on V8 a WeakMap entry per request pays ephemeron write
  * barriers and their scavenging, 0.25–0.48 µs of the fetch adapter's allowed request on Node
- * (benchmarks/README.md, "fetch on Node: the decision kept on the request"), where a property under a
+ * (benchmarks/NOTEBOOK.md, "fetch on Node: the decision kept on the request"), where a property under a
  * symbol is one cached store. A request that
  * takes no property (frozen, sealed, or a Proxy that refuses) goes into a WeakMap instead, made the
  * first time one does. The symbol is not exported: nothing outside this limiter reads it.

@@ -4,15 +4,21 @@
  * writing to them throws a TypeError before anything changes, and the Response is then copied (same
  * status, status text, headers and body stream, not read) and written on the copy.
  */
-export function withHeaders(response: Response, write: (headers: Headers) => void): Response {
+export function withHeaders(response: Response, write: (headers: Headers) => void): Response;
+/**
+ * withHeaders, with `arg` handed to `write` beside the headers: a `write` built once (a module's or a
+ * middleware's function) then needs no closure per response.
+ */
+export function withHeaders<T>(response: Response, write: (headers: Headers, arg: T) => void, arg: T): Response;
+export function withHeaders<T>(response: Response, write: (headers: Headers, arg?: T) => void, arg?: T): Response {
   try {
-    write(response.headers);
+    write(response.headers, arg);
     return response;
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
   }
   const copy = new Response(response.body, response);
-  write(copy.headers);
+  write(copy.headers, arg);
   return copy;
 }
 

@@ -7,7 +7,18 @@
  * The contract's headers-sent check (nothingAfterHeadersSent) has no meaning here: a fetch handler
  * returns its Response instead of writing on a shared one, so nothing can have been sent before it.
  */
-import { abortSuite, closedFailureIs503, countingSuite, errorsSuite, ipSuite, listsSuite, optionsSuite, retrySuite, secretNeverLeaks } from '@ratekeeper/adapter-contract';
+import {
+  abortSuite,
+  closedFailureIs503,
+  countingSuite,
+  errorsSuite,
+  firstRequestRoutesSuite,
+  ipSuite,
+  listsSuite,
+  optionsSuite,
+  retrySuite,
+  secretNeverLeaks,
+} from '@ratekeeper/adapter-contract';
 import { describe, expect, it } from 'vitest';
 import { driver } from './helpers.js';
 import { closedAs429 } from './mutants/closed-as-429.js';
@@ -16,6 +27,7 @@ import { reportsStoreError } from './mutants/reports-store-error.js';
 
 countingSuite([driver], { routerCounts: 3 });
 optionsSuite([driver]);
+firstRequestRoutesSuite([driver]);
 listsSuite([driver]);
 retrySuite([driver]);
 errorsSuite([driver]);

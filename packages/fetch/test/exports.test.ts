@@ -22,7 +22,7 @@ exportsSuite({
   name: '@ratekeeper/fetch',
   root: fileURLToPath(new URL('..', import.meta.url)),
   api,
-  exports: ['onFinished', 'rateLimit', 'withHeaders'],
+  exports: ['ipFrom', 'onFinished', 'rateLimit', 'routeKey', 'withHeaders'],
   serveOne: SERVE_ONE,
   policy: '"sw-5-60000";q=5;w=60',
 });

@@ -15,6 +15,7 @@ const get = (path = '/') => new Request(`http://localhost${path}`);
 describe('rateLimit options', () => {
   validationSuite(rateLimit);
   refusalSuite(rateLimit, {
+    adapter: '@ratekeeper/fetch',
     message: "write a handler instead: handler: (request) => new Response('Too many requests') (a Response whose status you leave at 200 is answered as 429)",
     statusCode: "write a handler that sets it: handler: (request) => new Response('…', { status: 503 }) (the default is 429)",
   });

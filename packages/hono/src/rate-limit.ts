@@ -73,6 +73,9 @@ export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>
   const { getConnInfo, ip, ...rest } = options ?? {};
   const limit = fetchRateLimit<Context<E>>(rest, (c) => c.req.raw, 'hono');
   const address = addressOf<E>(getConnInfo, ip, rest.key !== undefined);
+  const writeOn = outermostFirst(limit);
+  // The address handed to nowKept, which reads it at once: one object per middleware, not one per request.
+  const client: { ip: string | null | undefined } = { ip: undefined };
 
   /** go runs the rest of the app for an admitted (or uncounted: no decision) request, then writes the headers. */
   const go = async (c: Context<E & { Variables: RateLimitVariables }>, next: () => Promise<void>, decision: Decision | undefined): Promise<undefined> => {
@@ -91,7 +94,7 @@ export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>
     }
     // After next, like Hono's own header middleware: c.res is then whatever the route returned. A
     // Response with immutable headers (a fetch() or redirect Response) is copied, as @ratekeeper/fetch does.
-    const written = withHeaders(c.res, (headers) => limit.writeHeaders(decision, outermostFirst(headers)));
+    const written = withHeaders(c.res, writeOn, decision);
     if (written !== c.res) c.res = written;
     const finished = limit.finish(context, c.res);
     if (finished !== c.res) c.res = finished;
@@ -105,7 +108,8 @@ export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>
     const context = c as unknown as Context<E>;
     let limited: Decision | Response | Promise<Response | undefined> | undefined;
     try {
-      limited = limit.nowKept(context, { ip: address?.(context) });
+      client.ip = address?.(context);
+      limited = limit.nowKept(context, client);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -117,17 +121,32 @@ export function rateLimit<E extends Env = Env>(options?: HonoRateLimitOptions<E>
 }
 
 /**
- * outermostFirst writes after `next()`, so an inner limiter has written first: List fields get this
+ * outermostFirst builds, once per middleware, the writer of a decision's fields on a Response's
+ * Headers. It writes after `next()`, so an inner limiter has written first: List fields get this
  * limiter's items in front (the RateLimit Lists read outermost first, as on every adapter), and a
- * replacing field (legacy X-RateLimit-*) is left as the inner, later limiter wrote it.
+ * replacing field (legacy X-RateLimit-*) is left as the inner, later limiter wrote it. The setter is
+ * built once too and writes on the Headers of the call in progress (writeHeaders is synchronous and
+ * calls nothing else), so a response costs no closure.
  */
-const outermostFirst =
-  (headers: Headers) =>
-  (name: string, value: string, append: boolean): void => {
+function outermostFirst(limit: {
+  writeHeaders(decision: Decision, set: (name: string, value: string, append: boolean) => void): void;
+}): (headers: Headers, decision: Decision) => void {
+  let target: Headers | undefined;
+  const set = (name: string, value: string, append: boolean): void => {
+    const headers = target as Headers;
     const prev = headers.get(name);
     if (prev === null) headers.set(name, value);
     else if (append) headers.set(name, `${value}, ${prev}`);
   };
+  return function writeOn(headers: Headers, decision: Decision): void {
+    target = headers;
+    try {
+      limit.writeHeaders(decision, set);
+    } finally {
+      target = undefined;
+    }
+  };
+}
 
 /** addressOf checks the address source once and returns it (undefined when `key` makes it moot). */
 function addressOf<E extends Env>(getConnInfo: unknown, ip: unknown, keyed: boolean): ((c: Context<E>) => string | null | undefined) | undefined {

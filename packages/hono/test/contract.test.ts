@@ -8,7 +8,18 @@
  * The contract's headers-sent check (nothingAfterHeadersSent) has no meaning on Hono: middleware
  * returns or sets `c.res`, and nothing reaches the socket before the whole chain has answered.
  */
-import { abortSuite, closedFailureIs503, countingSuite, errorsSuite, ipSuite, listsSuite, optionsSuite, retrySuite, secretNeverLeaks } from '@ratekeeper/adapter-contract';
+import {
+  abortSuite,
+  closedFailureIs503,
+  countingSuite,
+  errorsSuite,
+  firstRequestRoutesSuite,
+  ipSuite,
+  listsSuite,
+  optionsSuite,
+  retrySuite,
+  secretNeverLeaks,
+} from '@ratekeeper/adapter-contract';
 import { describe, expect, it } from 'vitest';
 import { driver } from './helpers.js';
 import { closedAs429 } from './mutants/closed-as-429.js';
@@ -17,6 +28,7 @@ import { reportsStoreError } from './mutants/reports-store-error.js';
 
 countingSuite([driver], { routerCounts: 3 });
 optionsSuite([driver]);
+firstRequestRoutesSuite([driver]);
 listsSuite([driver]);
 retrySuite([driver]);
 errorsSuite([driver]);

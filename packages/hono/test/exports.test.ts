@@ -30,7 +30,7 @@ const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: roo
 
 describe('@ratekeeper/hono exports', () => {
   it('exports exactly the documented names', () => {
-    expect(Object.keys(api).sort()).toEqual(['rateLimit']);
+    expect(Object.keys(api).sort()).toEqual(['rateLimit', 'routeKey']);
   });
 
   it('has been built (the root `pnpm test` builds first)', () => {
@@ -38,12 +38,12 @@ describe('@ratekeeper/hono exports', () => {
   });
 
   it('is require()d from CommonJS and serves a request', () => {
-    expect(JSON.parse(node(['-e', SERVE_ONE]))).toEqual([['rateLimit'], 200, '"sw-5-60000";q=5;w=60']);
+    expect(JSON.parse(node(['-e', SERVE_ONE]))).toEqual([['rateLimit', 'routeKey'], 200, '"sw-5-60000";q=5;w=60']);
   });
 
   it('is import()ed from ESM with the same names, and refuses to guess the address', () => {
     const script = `const m = await import('@ratekeeper/hono'); try { m.rateLimit(); } catch (e) { console.log(JSON.stringify([Object.keys(m), e.name, m.rateLimit({ ip: () => '' }).name])); }`;
-    expect(JSON.parse(node(['--input-type=module', '-e', script]))).toEqual([['rateLimit'], 'TypeError', 'rateLimit']);
+    expect(JSON.parse(node(['--input-type=module', '-e', script]))).toEqual([['rateLimit', 'routeKey'], 'TypeError', 'rateLimit']);
   });
 
   it('resolves the CommonJS and ESM entries to dist', () => {

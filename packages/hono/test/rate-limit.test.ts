@@ -20,6 +20,7 @@ describe('rateLimit options', () => {
   validationSuite(((o: unknown) => rateLimit((isOptions(o) && !('ip' in (o as object)) ? { ip: fromHeader, ...(o as object) } : o) as never)) as never);
   // Hono's terms, although @ratekeeper/fetch checks the options.
   refusalSuite(((o: object) => rateLimit({ ip: fromHeader, ...o } as never)) as never, {
+    adapter: '@ratekeeper/hono',
     message: "write a handler instead: handler: (c) => c.text('Too many requests') (a Response whose status you leave at 200 is answered as 429)",
     statusCode: "write a handler that sets it: handler: (c) => c.text('…', 503) (the default is 429)",
   });

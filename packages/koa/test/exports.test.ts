@@ -22,7 +22,7 @@ exportsSuite({
   name: '@ratekeeper/koa',
   root: fileURLToPath(new URL('..', import.meta.url)),
   api,
-  exports: ['rateLimit'],
+  exports: ['rateLimit', 'routeKey'],
   serveOne: SERVE_ONE,
   policy: '"sw-5-60000";q=5;w=60',
 });

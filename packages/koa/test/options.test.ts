@@ -1,8 +1,10 @@
 /**
- * The per-request options, the header styles and the algorithm shorthands: the adapter contract's
+ * The per-request options, the header styles and the algorithm shorthands (the first-request window
+ * per route too): the adapter contract's
  * options suite on every Koa major.
  */
-import { optionsSuite } from '@ratekeeper/adapter-contract';
+import { firstRequestRoutesSuite, optionsSuite } from '@ratekeeper/adapter-contract';
 import { drivers } from './helpers.js';
 
 optionsSuite(drivers);
+firstRequestRoutesSuite(drivers);

@@ -10,6 +10,7 @@ import { rateLimit } from '../src/index.js';
 describe('rateLimit options', () => {
   validationSuite(rateLimit);
   refusalSuite(rateLimit, {
+    adapter: '@ratekeeper/koa',
     message: "write a handler instead: handler: (ctx) => { ctx.body = 'Too many requests' } (it runs with ctx.status already set to 429)",
     statusCode: "write a handler that sets it: handler: (ctx) => { ctx.status = 503; ctx.body = '…' } (the default is 429)",
   });

@@ -3,7 +3,8 @@
  * attribute keys on every point, and the exported constants. Changing any of them breaks dashboards
  * and alerts, so it must fail here first.
  */
-import { DECISION_OUTCOMES, ManualClock, TokenBucketLimiter, prepareRateLimit } from '@ratekeeper/core';
+import { ManualClock, TokenBucketLimiter } from '@ratekeeper/core';
+import { DECISION_OUTCOMES, prepareRateLimit } from '@ratekeeper/core/adapter';
 import { describe, expect, it } from 'vitest';
 import * as otel from '../src/index.js';
 import { otelTelemetry } from '../src/index.js';

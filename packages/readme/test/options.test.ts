@@ -34,7 +34,13 @@ const STORES = [
   { dir: 'durable-object', type: 'DurableObjectStoreOptions' },
 ] as const;
 
-/** optionsOf answers, per package, the names of the options its options type takes (not those it refuses with `?: never`). */
+/** refusal tells a refused option's type: never, or the sentence naming the mistake (core's shorthand.ts: `capacity is a token-bucket option, not a fixed-window one`). */
+function refusal(type: ts.Type): boolean {
+  const members = type.isUnion() ? type.types : [type];
+  return members.every((t) => t.isStringLiteral() && / (?:is an? .* option, not an? .* one|goes to the limiter you build|replaces the algorithm options)/.test(t.value));
+}
+
+/** optionsOf answers, per package, the names of the options its options type takes (not those it refuses, with `?: never` or a sentence naming the mistake). */
 function optionsOf(packages: readonly { readonly dir: string; readonly type: string }[]): Map<string, string[]> {
   const file = join(PACKAGE, 'options-probe.mts');
   const source = packages.map(({ dir, type }, i) => `import type { ${type} as T${i} } from '@ratekeeper/${dir}';\nexport type options_${i} = T${i};`).join('\n');
@@ -63,7 +69,7 @@ function optionsOf(packages: readonly { readonly dir: string; readonly type: str
     for (const member of type.isUnion() ? type.types : [type]) {
       for (const property of checker.getPropertiesOfType(member)) {
         const declared = checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(property, statement));
-        if (!(declared.flags & ts.TypeFlags.Never)) names.add(property.name);
+        if (!(declared.flags & ts.TypeFlags.Never) && !refusal(declared)) names.add(property.name);
       }
     }
     found.set((packages[Number(statement.name.text.replace(/^options_/, ''))] as { dir: string }).dir, [...names].sort());

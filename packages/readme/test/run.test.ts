@@ -6,7 +6,8 @@
  * A block that throws at start, crashes, or whose server does not answer fails here, naming the block.
  * A block marked `<!-- not run: <why> -->` (or not compiled) is listed with its reason. The root
  * README's quick starts (its Express, Fastify, Koa and Hono sections: ESM and CommonJS each) must each
- * be run and serve, never merely exit. Three canaries,
+ * be run and serve, never merely exit; the PostgreSQL and MySQL READMEs' quick starts must print and
+ * exit (their pool closed), never be held open. Three canaries,
  * one that throws at start, one whose server never answers and one whose store reports a failure on
  * stderr, must fail, so the test cannot pass
  * vacuously; and at least MIN_RUN blocks must run.
@@ -36,7 +37,8 @@ function javascript(block: Block): { name: string; code: string } {
   if (block.extension === '.mjs' || block.extension === '.cjs') return { name: `${base}${block.extension}`, code: block.code };
   const cjs = block.extension === '.cts';
   const { outputText } = ts.transpileModule(block.code, {
-    compilerOptions: { target: ts.ScriptTarget.ES2023, module: cjs ? ts.ModuleKind.CommonJS : ts.ModuleKind.ESNext },
+    // Nest's blocks (the NestJS README, MIGRATING's @nestjs/throttler section) use its legacy decorators.
+    compilerOptions: { target: ts.ScriptTarget.ES2023, module: cjs ? ts.ModuleKind.CommonJS : ts.ModuleKind.ESNext, experimentalDecorators: true, emitDecoratorMetadata: true },
   });
   return { name: `${base}${cjs ? '.cjs' : '.mjs'}`, code: outputText };
 }
@@ -54,6 +56,9 @@ async function pool<T>(tasks: (() => Promise<T>)[]): Promise<T[]> {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   return results;
 }
+
+/** The READMEs whose first block (the quick start, a script) must exit by itself rather than be held open. */
+const ENDING = ['packages/postgres/README.md', 'packages/mysql/README.md'];
 
 /** The quick start sections of the root README: each framework's `### <name>` section. */
 const QUICK_STARTS = ['Express', 'Fastify', 'Koa', 'Hono'];
@@ -128,6 +133,11 @@ it('runs every JavaScript and TypeScript block of the READMEs and MIGRATING.md t
         .filter(({ line }) => line !== undefined && Number(line) > first && Number(line) <= last);
       expect(inSection.length, `${name}: its ESM and CommonJS quick starts are run`).toBe(2);
       for (const { verdict } of inSection) expect(verdict?.ok ?? verdict?.failure, name).toMatch(/^served /);
+    }
+    // The SQL stores' quick starts print their decision and end (they close their pool), so a user sees it worked.
+    for (const readme of ENDING) {
+      const i = jobs.findIndex((job) => job.at.startsWith(`${readme}:`));
+      expect(verdicts[i]?.ok ?? verdicts[i]?.failure, `${readme}: its quick start ends`).toBe('exited 0');
     }
     expect(failed.filter((line) => !line.startsWith('canary-'))).toEqual([]);
   } finally {

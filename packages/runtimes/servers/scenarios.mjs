@@ -18,9 +18,11 @@
 //
 // The address: the runtime's own (`ip` passed in for fetch, `getConnInfo` for Hono), except in the
 // scenarios named header-ip*, which read x-test-ip as a user behind a trusted proxy would read its
-// header. Errors are left to the runtime's error handler (the server script), as an app would.
+// header, and cloudflare, which reads it with ipFrom('cloudflare') (and leftmost-hop, a mutant: the
+// leftmost X-Forwarded-For entry, which the client writes). Errors are left to the runtime's error
+// handler (the server script), as an app would.
 import { CompositeLimiter, FixedWindowLimiter, ManualClock, SlidingWindowLimiter, TokenBucketLimiter } from '@ratekeeper/core';
-import { rateLimit as fetchRateLimit } from '@ratekeeper/fetch';
+import { ipFrom, rateLimit as fetchRateLimit } from '@ratekeeper/fetch';
 import { rateLimit as honoRateLimit } from '@ratekeeper/hono';
 import { Hono } from 'hono';
 
@@ -37,6 +39,9 @@ const remote = (inner, decide) => ({
 });
 
 const fromHeader = (readHeader) => ({ ip: readHeader });
+
+/** leftmostHop is the mutant address: X-Forwarded-For's leftmost entry, which the client writes. */
+const leftmostHop = (request) => request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || undefined;
 
 /** record is an outcome scenario's state, read by the test through `?state`. */
 function record(limiter) {
@@ -130,6 +135,10 @@ function options(name, clock, extra) {
       return { limiter: bucket(1), header: true };
     case 'header-ip-skip':
       return { limiter: bucket(1), header: true, missingIp: 'skip' };
+    case 'cloudflare':
+      return { limiter: bucket(3), from: ipFrom('cloudflare') };
+    case 'leftmost-hop':
+      return { limiter: bucket(3), from: leftmostHop };
     case 'closed':
       return { limiter: remote(bucket(5), (d) => ({ ...d, allowed: false, failure: 'closed' })) };
     case 'secret':
@@ -161,19 +170,19 @@ export function scenarios({ getConnInfo, extra } = {}) {
     if (made.has(key)) return made.get(key);
     const o = options(name, clock, extra);
     if (o === undefined) return undefined;
-    const { header, record, raw, ...rest } = o;
+    const { header, from, record, raw, ...rest } = o;
     let handler;
     if (flavor === 'f') {
       const limit = fetchRateLimit(rest, raw);
       handler = async (request, ip) => {
-        const address = header ? (request.headers.get('x-test-ip') ?? undefined) : ip;
+        const address = from ? from(request) : header ? (request.headers.get('x-test-ip') ?? undefined) : ip;
         const limited = await limit(request, { ip: address });
         if (limited !== undefined) return limited;
         if (record !== undefined) record.state.ran++;
         return limit.headers(request, answer(new URL(request.url), { ip: address ?? null }));
       };
     } else {
-      const source = header ? fromHeader((c) => c.req.header('x-test-ip')) : { getConnInfo };
+      const source = from ? fromHeader((c) => from(c.req.raw)) : header ? fromHeader((c) => c.req.header('x-test-ip')) : { getConnInfo };
       const app = new Hono().basePath(`/h/${name}/${id}`);
       app.onError((_error, c) => c.text('Internal Server Error', 500)); // Hono's default, minus its console.error
       app.use(honoRateLimit({ ...source, ...rest }));

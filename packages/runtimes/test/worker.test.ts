@@ -2,12 +2,14 @@
  * Cloudflare Workers: the Worker module (servers/worker.mjs), with @ratekeeper/fetch and Hono on
  * Workers, bundled by esbuild as wrangler would and run on workerd, Cloudflare's runtime, through
  * Miniflare, which serves it on a loopback port: one isolate for this file. The address is
- * CF-Connecting-IP, which Miniflare sets to the client's as Cloudflare's edge does. workerd has no
- * Buffer: this is also the proof that core answers without one.
+ * CF-Connecting-IP, which Miniflare sets to the client's as Cloudflare's edge does; read with
+ * ipFrom('cloudflare'), a client rotating made-up X-Forwarded-For values stays in one bucket (the
+ * leftmost-hop mutant does not). workerd has no Buffer: this is also the proof that core answers
+ * without one.
  */
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { available, inCI, servers } from './launch.js';
 import { runtimeSuite } from './suite.js';
 
@@ -36,4 +38,24 @@ let url = '';
     await mf?.dispose();
   });
   runtimeSuite('workerd (Miniflare)', () => url, ['f', 'h'], { outcomes: 'completed' });
+
+  // Miniflare sets CF-Connecting-IP to the client's address as Cloudflare's edge does, but, unlike the
+  // edge, keeps a value the client sent itself: these requests send none (on Cloudflare, a client's
+  // own CF-Connecting-IP is overwritten; packages/fetch/test/platforms.test.ts sends one).
+  describe("the client address, ipFrom('cloudflare')", () => {
+    const statuses = async (path: string) => {
+      const got: number[] = [];
+      for (let i = 0; i < 12; i++) got.push((await fetch(`${url}${path}`, { headers: { 'x-forwarded-for': `6.6.6.${i}` } })).status);
+      return got;
+    };
+    const oneBucket = [200, 200, 200, ...Array.from({ length: 9 }, () => 429)];
+
+    it.each(['f', 'h'])('counts a client rotating made-up X-Forwarded-For values in one bucket (%s)', async (flavor) => {
+      expect(await statuses(`/${flavor}/cloudflare/1`)).toEqual(oneBucket);
+    });
+
+    it('the check catches a reader of the leftmost X-Forwarded-For hop (mutant)', async () => {
+      expect(await statuses('/f/leftmost-hop/1')).not.toEqual(oneBucket);
+    });
+  });
 });

@@ -3,7 +3,7 @@
  * whose client went away keeps its booking until its instant: units spent for nobody.
  * clientLeavesNoTrace must catch it.
  */
-import { prepareRateLimit } from '@ratekeeper/core';
+import { prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { Request, RequestHandler } from 'express';
 import type { ExpressRateLimitOptions } from '../../src/index.js';
 

@@ -2,7 +2,8 @@
  * Mutant: the real adapter minus its `res.headersSent` guard, so it writes headers on a response that
  * an earlier middleware already sent. nothingAfterHeadersSent must catch it.
  */
-import { type Decision, limitedResponse, prepareRateLimit } from '@ratekeeper/core';
+import { type Decision, limitedResponse } from '@ratekeeper/core';
+import { prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { Request, RequestHandler, Response } from 'express';
 import type { ExpressRateLimitOptions } from '../../src/index.js';
 

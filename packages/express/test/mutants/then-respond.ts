@@ -5,7 +5,8 @@
  * cannot see it. The request is never answered and the rejection is unhandled, which kills a process
  * in Node's default mode. The decision-errors suite must catch it.
  */
-import { type Decision, LimitedBodies, prepareRateLimit } from '@ratekeeper/core';
+import { type Decision } from '@ratekeeper/core';
+import { LimitedBodies, prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ExpressRateLimitOptions } from '../../src/index.js';
 

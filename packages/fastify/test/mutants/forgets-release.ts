@@ -3,7 +3,7 @@
  * client went away keeps its booking until its instant: units spent for nobody.
  * clientLeavesNoTrace must catch it.
  */
-import { prepareRateLimit } from '@ratekeeper/core';
+import { prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
 import type { FastifyRateLimitOptions } from '../../src/options.js';

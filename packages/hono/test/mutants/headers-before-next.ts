@@ -3,7 +3,7 @@
  * Hono idiom, which Hono drops when the route returns a Response it built itself (`new Response`,
  * `fetch()`, `Response.redirect`). headersReachOwnResponses must catch it.
  */
-import { prepareRateLimit } from '@ratekeeper/core';
+import { prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { HonoRateLimitOptions } from '../../src/index.js';
 

@@ -2,7 +2,7 @@
  * Mutant: an adapter that answers every denial with a hard-coded 429, so a store failing 'closed'
  * looks like the client's fault. closedFailureIs503 must catch it.
  */
-import { prepareRateLimit } from '@ratekeeper/core';
+import { prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { Context, Middleware } from 'koa';
 import type { KoaRateLimitOptions } from '../../src/index.js';
 

@@ -3,7 +3,7 @@
  * whose client went away keeps its booking until its instant: units spent for nobody.
  * clientLeavesNoTrace must catch it.
  */
-import { prepareRateLimit } from '@ratekeeper/core';
+import { prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { Context, Middleware } from 'koa';
 import type { KoaRateLimitOptions } from '../../src/index.js';
 

@@ -3,7 +3,8 @@
  * middleware already answered and runs the rest of the app for nothing. nothingAfterHeadersSent must
  * catch it.
  */
-import { limitedResponse, prepareRateLimit } from '@ratekeeper/core';
+import { limitedResponse } from '@ratekeeper/core';
+import { prepareRateLimit } from '@ratekeeper/core/adapter';
 import type { Context, Middleware } from 'koa';
 import type { KoaRateLimitOptions } from '../../src/index.js';
 
