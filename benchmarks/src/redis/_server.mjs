@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -27,9 +27,9 @@ function ping(port) {
   });
 }
 
-/** startRedis starts a redis-server and resolves to { port, pid, stop() } once it answers PING. */
-export async function startRedis() {
-  const port = await freePort();
+/** startRedis starts a redis-server (on `port`, else a free one) and resolves to { port, pid, stop() } once it answers PING. */
+export async function startRedis(port) {
+  port ??= await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
