@@ -12,10 +12,9 @@
 // Exits 1 when anything failed. No dependencies: a regex over import statements and Tarjan's strongly
 // connected components.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runWhenMain, selfTestOn } from './self-test.mjs';
 
 /** sourceFiles lists the .ts/.mts/.cts files under `dir` (declaration files excluded). */
 function sourceFiles(dir) {
@@ -185,7 +184,7 @@ export function docPaths(markdown) {
 /**
  * missingPaths answers the paths `docFile` names that do not exist in `root`. A path is looked up from
  * the root when it starts with a root folder (`packages/core/src/store.ts`, `scripts/x.sh`); any other
- * (`core/src/store.ts`, `lua/scripts.ts`, `step.test.ts`: the surrounding text names the package) must
+ * (`core/src/store/contract.ts`, `lua/scripts.ts`, `step.test.ts`: the surrounding text names the package) must
  * be the end of some file's or folder's path. A `*` matches within one folder level; a path ending in
  * `/` must be a folder.
  */
@@ -211,7 +210,7 @@ function escapeRegExp(text) {
 }
 
 /** listFiles lists the repository's files as git sees them (tracked and new, ignored ones left out); outside git, every file but node_modules/, dist/ and dot-folders. */
-function listFiles(root) {
+export function listFiles(root) {
   let out;
   try {
     out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -247,12 +246,7 @@ export function check(root) {
 
 /** selfTest runs the checks on fixtures with known defects and answers what the checker missed. */
 export function selfTest() {
-  const root = mkdtempSync(join(tmpdir(), 'check-architecture-'));
-  const write = (path, text) => {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  };
-  try {
+  return selfTestOn('check-architecture', (write, root) => {
     write('packages/a/src/store.ts', "import { all } from './all.js';\nexport class Store {}\n");
     write('packages/a/src/all.ts', "/** uses the store */\nimport type {\n  Store,\n} from './store.js';\nexport const all = 1;\n");
     write('packages/b/src/http/decide.ts', "import type { Charge } from './outcome.js';\nexport const decide = 1;\n");
@@ -271,19 +265,8 @@ export function selfTest() {
       `circle in packages/b/src: http/decide.ts → http/outcome.ts → settle.ts → http/decide.ts`,
       'ARCHITECTURE.md names packages/c/src/gone.ts, which does not exist',
     ];
-    const problems = [];
-    for (const e of expected) if (!failures.includes(e)) problems.push(`self-test: expected "${e}"`);
-    for (const f of failures) if (!expected.includes(f)) problems.push(`self-test: unexpected "${f}"`);
-    return problems;
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
+    return { expected, failures };
+  });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-  const failures = [...selfTest(), ...check(root)];
-  for (const f of failures) console.error(f);
-  if (failures.length > 0) process.exit(1);
-  console.log('check-architecture: no import circle in packages/*/src; every path ARCHITECTURE.md names exists');
-}
+runWhenMain(import.meta.url, selfTest, check, 'check-architecture: no import circle in packages/*/src; every path ARCHITECTURE.md names exists');

@@ -13,10 +13,10 @@
 // Before checking the repository it checks itself on fixtures it writes to a temporary folder (one
 // package right, one with each link wrong, one with each peer mistake): a checker that stopped
 // catching them fails too. Exits 1 when anything failed.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { selfTestOn } from './self-test.mjs';
 import { bounded, satisfies } from './semver-range.mjs';
 
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
@@ -100,11 +100,6 @@ export function check(root) {
 
 /** selfTest runs the checks on fixtures with known defects and answers what the checker missed or added. */
 export function selfTest() {
-  const root = mkdtempSync(join(tmpdir(), 'check-manifests-'));
-  const write = (path, value) => {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), typeof value === 'string' ? value : JSON.stringify(value));
-  };
   const url = 'git+https://github.com/acme/kit.git';
   const links = (dir) => ({
     repository: { type: 'git', url, directory: `packages/${dir}` },
@@ -112,7 +107,7 @@ export function selfTest() {
     bugs: 'https://github.com/acme/kit/issues',
     keywords: ['kit'],
   });
-  try {
+  return selfTestOn('check-manifests', (write, root) => {
     write('package.json', { name: 'kit', private: true, repository: { type: 'git', url } });
     write('packages/private/package.json', { name: '@kit/private', private: true });
     const clients = { peerDependencies: { '@kit/core': 'workspace:^', db: '^2.1.0' }, peerDependenciesMeta: { db: { optional: true } }, devDependencies: { db: '^2.1.0' } };
@@ -150,13 +145,8 @@ export function selfTest() {
       'packages/peers: peer untested is no devDependency, so no test runs it',
       'packages/peers: peer untested is never imported by dist/ (a client the user passes in), so it must be optional in peerDependenciesMeta',
     ];
-    const problems = [];
-    for (const e of expected) if (!failures.includes(e)) problems.push(`self-test: expected "${e}"`);
-    for (const f of failures) if (!expected.includes(f)) problems.push(`self-test: unexpected "${f}"`);
-    return problems;
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
+    return { expected, failures };
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The architecture check (scripts/check-architecture.mjs: no import circle in any package's src, every
-# path ARCHITECTURE.md names exists), then packaging checks for every published package (each
+# path ARCHITECTURE.md names exists) and the comment-path check (scripts/check-comment-paths.mjs: every
+# path a comment in packages/*/src, packages/*/test or knip.jsonc names exists), then packaging checks for every published package (each
 # packages/*/ whose package.json is not private, so a new package is covered the day it lands), then
 # knip over the workspace. `pnpm check` runs it; so
 # does .ci/run. Needs the packages built (it builds them; turbo's cache makes that free after a build).
@@ -15,8 +16,13 @@
 #               homepage, bugs and keywords in every published package, agreeing with the root
 #               package.json's repository URL; peer ranges that hold the version the tests run, bounded
 #               above, optional where the package only duck-types the client
+#   versions    node scripts/check-versions.mjs: one version for every published package (none 0.0.0),
+#               one changesets "fixed" group holding them all
+#   readmes     node scripts/check-readmes.mjs: each published README links to MIGRATING.md by its absolute
+#               GitHub address, names its peers in Install, and has a Usage code block
 #   knip        unused files, exports and dependencies (knip.jsonc)
 #   architecture  node scripts/check-architecture.mjs (it checks itself on fixtures first)
+#   comment paths node scripts/check-comment-paths.mjs (it checks itself on fixtures first)
 # Offline except for what pnpm install already fetched. Exits 1 if any check failed, after running all.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +42,7 @@ step() {
 }
 
 step "architecture" node scripts/check-architecture.mjs
+step "comment paths" node scripts/check-comment-paths.mjs
 
 pnpm build --output-logs=errors-only >/dev/null || { echo "check-packages: the build failed"; exit 1; }
 
@@ -51,6 +58,8 @@ for dir in packages/*/; do
 done
 echo "check-packages: ${#published[@]} published packages: ${published[*]}"
 step "manifests" node scripts/check-manifests.mjs
+step "versions" node scripts/check-versions.mjs
+step "readmes" node scripts/check-readmes.mjs
 
 attw_on() {
   local dir=$1 tgz

@@ -1,11 +1,15 @@
 /**
- * The second part of `pnpm demo`: limits from who the caller is, on the two examples that show them.
+ * The second part of `pnpm demo`: limits from who the caller is, on the two examples that show them,
+ * and the tRPC example (its procedures are not the REST routes drive.mjs sends).
  *
  * - examples/api-keys: 4 × GET /reports/3 with a free key, then 4 with a pro key. A 3 KiB report is
  *   charged 4 units once sent (settle by size): the free plan (10 units a minute) denies the 4th, the
  *   pro plan (100) none, and each answers with its own RateLimit-Policy.
  * - examples/login: 3 good logins, 5 bad ones, then a good one: only failures count, and the sixth
  *   attempt after 5 failures is refused with a ban of an hour (Retry-After: 3600).
+ * - examples/trpc: a `hello` query, 6 `login` mutations (5 a minute: the 6th answers 429 with
+ *   Retry-After), then 8 `search` queries batched in one request, decided at one instant (each call
+ *   counted: 5 a second admits 5, and tRPC answers the mixed batch 207 Multi-Status).
  *
  * `expected` states, row by row, the status a correct limiter gives; checkCallers reports every row
  * that differs, every 429 without a whole-second Retry-After, and every answer without RateLimit.
@@ -22,7 +26,24 @@ export const CALLERS = {
     ...Array.from({ length: 5 }, () => login('guess', 'bad', 401)),
     login('correct horse', 'good', 429),
   ],
+  trpc: [
+    { method: 'GET', path: '/trpc/hello', label: 'query', expected: 200 },
+    ...Array.from({ length: 6 }, (_, i) => ({
+      method: 'POST',
+      path: '/trpc/login',
+      headers: { 'content-type': 'application/json' },
+      label: 'mutation',
+      expected: i < 5 ? 200 : 429,
+    })),
+    { method: 'GET', path: searchBatch(8), shown: '/trpc/search,…×8?batch=1', label: '8 calls in a batch', expected: 207 },
+  ],
 };
+
+/** searchBatch is the path of one request carrying `n` search calls (httpBatchLink's GET form). */
+function searchBatch(n) {
+  const input = Object.fromEntries(Array.from({ length: n }, (_, i) => [i, `q${i}`]));
+  return `/trpc/${new Array(n).fill('search').join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`;
+}
 
 function login(password, label, expected) {
   return { method: 'POST', path: '/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password }), label, expected };
@@ -39,16 +60,26 @@ export async function driveCallers(url, script) {
     rows.push({
       sentMs,
       method: step.method,
-      path: `${step.path} (${step.label})`,
+      path: `${step.shown ?? step.path} (${step.label})`,
       status: res.status,
       expected: step.expected,
       retryAfter: res.headers.get('retry-after'),
       rateLimit: res.headers.get('ratelimit'),
       policy: res.headers.get('ratelimit-policy'),
-      violated: res.status === 429 ? JSON.parse(text)['violated-policies']?.join(', ') : undefined,
+      violated: res.status === 429 || res.status === 207 ? violated(text) : undefined,
     });
   }
   return rows;
+}
+
+/** violated names a 429's violated policies (problem+json), or tRPC's error codes (a batch's, counted). */
+function violated(text) {
+  const body = JSON.parse(text);
+  if (Array.isArray(body)) {
+    const codes = body.map((call) => call.error?.data?.code).filter((code) => code !== undefined);
+    return codes.length === 0 ? undefined : `${codes.length} × ${codes[0]}`;
+  }
+  return body['violated-policies']?.join(', ') ?? body.error?.data?.code;
 }
 
 /** checkCallers lists what is wrong with one example's rows. */

@@ -19,11 +19,11 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** startServer starts the example in `dir` and resolves to its URL, or rejects within `timeoutMs`. */
-export function startServer(name, dir, timeoutMs) {
+/** startServer starts the example in `dir` (with `env` added) and resolves to its URL, or rejects within `timeoutMs`. */
+export function startServer(name, dir, timeoutMs, env = {}) {
   const child = spawn(process.execPath, ['--import', ORPHAN_GUARD, 'server.mjs'], {
     cwd: dir,
-    env: { ...process.env, PORT: '0' },
+    env: { ...process.env, ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   running.add(child);
