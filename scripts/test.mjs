@@ -90,11 +90,17 @@ function run(dir) {
       process.stdout.write(`\n━━━━ ${dir} ━━━━\n`);
       process.stdout.write(Buffer.concat(output));
       console.log(`test: ${dir} ${code === 0 ? 'passed' : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds.toFixed(0)} s`);
-      results.push({ dir, ok: code === 0, seconds });
+      results.push({ dir, ok: code === 0, seconds, failing: code === 0 ? [] : failingTests(Buffer.concat(output).toString()) });
       times[dir] = seconds;
       resolve();
     });
   });
+}
+
+/** failingTests picks vitest's " FAIL  file > test" lines out of a package's output, once each, for the last lines of the run. */
+function failingTests(text) {
+  const lines = text.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+  return [...new Set(lines.filter((line) => /^\s*FAIL\s/.test(line)).map((line) => line.trim()))];
 }
 
 async function lane() {
@@ -112,5 +118,6 @@ for (const { dir, ok, seconds } of results.sort((a, b) => b.seconds - a.seconds)
 const failed = results.filter((r) => !r.ok);
 if (failed.length > 0) {
   console.log(`test: failed: ${failed.map((r) => r.dir).join(', ')}`);
+  for (const { dir, failing } of failed) for (const line of failing.length > 0 ? failing : ['(no FAIL line: see its output above)']) console.log(`  ${dir}: ${line}`);
   process.exit(1);
 }
