@@ -12,7 +12,10 @@
  * - shut down (immediate: the processes quit; fast: the transactions rolled back): the calls in flight
  *   are decided within the same bound (at the refused connection, else once their deadline has
  *   passed: a connection that hangs while the server shuts down, a COMMIT whose reply was lost), and
- *   once the server is gone a call is decided at once (refused);
+ *   once the server is gone a call is decided at once (refused) through pg; through postgres.js within
+ *   the same bound: postgres.js holds a query on a closed connection until that connection's own
+ *   reconnect backoff has passed (which grows with the connections refused before, up to 20 s) and
+ *   says nothing meanwhile (README, Known limits): seen once, at 1,011 ms, beside two CPU burners;
  * - restarted: the breaker closes at a probe's answer, and the calls are decided by the database again
  *   (through postgres.js, once it reconnects: RECOVERY_BOUND_MS);
  * - throughout, the row holds exactly the admissions the database decided (those without a failure
@@ -224,7 +227,7 @@ describeDb('a stopped database (own server: hung, immediate and fast shutdown, r
         const gone = f.gone?.[i];
         if (gone !== undefined) {
           expect(gone.decision.failure, where).toBe('fallback');
-          expect(gone.ms, where).toBeLessThan(100);
+          expect(gone.ms, where).toBeLessThan(t.label === 'pg' ? 100 : timeoutMs + BOUND_SLACK_MS);
         }
       });
     }
