@@ -41,7 +41,7 @@ export { type LeaseCheckOptions, type LeaseMutant, leaseChecks } from './process
 export { type Made, storeChecks, storeContractSuite } from './suite.js';
 export { failuresOf } from './processes/worker-reports.js';
 export { WorkerPool, totalAdmitted } from './processes/worker-pool.js';
-export { type Edit, KIT_MUTANTS, mutantBuilder } from './mutant-builds.js';
+export { type Edit, KIT_MUTANTS, buildRoot, mutantBuilder } from './mutant-builds.js';
 export { transpileTree } from './transpile.js';
 export { type CollectedWarning, type ProcessWarnings, warningsOnProcess } from './warnings.js';
 export { closedPort, type Listener, listening, relay } from './faults/tcp.js';

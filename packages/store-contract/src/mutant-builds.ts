@@ -1,14 +1,17 @@
 /**
  * Mutant builds, for every store package's tests: deliberately broken variants of a store, each the
  * package's own TypeScript source with a few exact edits, transpiled (./transpile.ts) into the package's
- * .builds/<name>/ (ignored by git), so that a test, or a worker process, loads it as it loads dist.
+ * .builds/<pid>/<name>/ (ignored by git), so that a test, or a worker process, loads it as it loads dist.
+ * Each process builds into a directory of its own (`buildRoot`): test files run in parallel workers,
+ * and packages side by side (the fetch and Hono suites build Redis's mutants), so two processes
+ * building one mutant in one place would delete each other's files midway.
  * An edit may also break core (`['core', file, from, to]`: the row-store kit every store runs on, the
  * Remote that bounds its calls): a mutant core is then built beside the package's, in the build's
  * node_modules, and the mutant package resolves it instead of the workspace's. Every edit must match
  * its source exactly once: a mutant whose edit no longer applies fails loudly instead of silently
  * testing the unbroken store. Each package keeps its own table of mutants and calls mutantBuilder with it.
  */
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -43,6 +46,40 @@ export const KIT_MUTANTS = {
   ],
 } satisfies Record<string, readonly Edit[]>;
 
+const pruned = new Set<string>();
+
+/** running tells whether process `pid` is alive (a process of another user counts as alive). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+/**
+ * buildRoot is where this process builds mutant `name` of the package at `packageDir`:
+ * .builds/<pid>/<name>, emptied first. The first call in a process removes the builds of processes
+ * that have ended.
+ */
+export function buildRoot(packageDir: string, name: string): string {
+  const builds = join(packageDir, '.builds');
+  if (!pruned.has(builds)) {
+    pruned.add(builds);
+    let entries: string[] = [];
+    try {
+      entries = readdirSync(builds);
+    } catch {
+      // No builds yet.
+    }
+    for (const entry of entries) if (/^\d+$/.test(entry) && Number(entry) !== process.pid && !running(Number(entry))) rmSync(join(builds, entry), { recursive: true, force: true });
+  }
+  const root = join(builds, String(process.pid), name);
+  rmSync(root, { recursive: true, force: true });
+  return root;
+}
+
 /**
  * mutantBuilder answers the build function of the package at `packageDir` over its `mutants`: it
  * compiles the named mutant (once per process) and answers the URL of its index.js.
@@ -53,8 +90,7 @@ export function mutantBuilder<Name extends string>(packageDir: string, mutants: 
   return (name) => {
     const known = built.get(name);
     if (known !== undefined) return known;
-    const root = join(packageDir, '.builds', name);
-    rmSync(root, { recursive: true, force: true });
+    const root = buildRoot(packageDir, name);
     const edits = mutants[name];
     const own = edits.filter((e) => e.length === 3) as readonly (readonly [string, string, string])[];
     const core = edits.filter((e) => e.length === 4).map((e) => e.slice(1) as unknown as readonly [string, string, string]);

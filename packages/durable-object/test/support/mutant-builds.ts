@@ -1,6 +1,6 @@
 /**
  * Mutant builds of this store: deliberately broken variants, each this package's own source with a few
- * exact edits, compiled into .builds/<name>/ by @ratekeeper/store-contract's mutantBuilder (every
+ * exact edits, compiled into .builds/<pid>/<name>/ by @ratekeeper/store-contract's mutantBuilder (every
  * edit must match its source exactly once, or the build fails loudly). The mutants of the objects
  * themselves, which run in workerd, are classes in ../mutants/.
  */

@@ -1,6 +1,6 @@
 /**
  * This package's mutant builds (store-contract's mutantBuilder: the package's own source with exact
- * edits, compiled into .builds/<name>/), each caught by a test in ../mutants.test.ts or
+ * edits, compiled into .builds/<pid>/<name>/), each caught by a test in ../mutants.test.ts or
  * ../budget-processes.test.ts:
  * - `alias-once`: a field written under several aliases is priced once, as a name (the alias attack);
  * - `refund-misread`: the plugin reads the actual cost from a response without its data, so it gives

@@ -2,12 +2,12 @@
  * Mutant builds: deliberately broken variants of the store that no client wrapper can express (how
  * Remote judges a silence, what a concurrency binding does with a release Redis could not run). Each
  * is the package's own TypeScript source with a few exact edits, transpiled (store-contract's transpileTree) into
- * .builds/<name>/ (ignored by git), so that the multi-process workers can load it as they load
+ * .builds/<pid>/<name>/ (ignored by git), so that the multi-process workers can load it as they load
  * dist. Every edit must match its source exactly once: a mutant whose edit no longer applies fails
  * loudly instead of silently testing the unbroken store.
  */
-import { transpileTree } from '@ratekeeper/store-contract';
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { buildRoot, transpileTree } from '@ratekeeper/store-contract';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -51,8 +51,7 @@ export type MutantName = keyof typeof MUTANTS;
  * the mutant redis then resolves instead of the workspace's.
  */
 export function mutantBuild(name: MutantName): string {
-  const root = join(PACKAGE, '.builds', name);
-  rmSync(root, { recursive: true, force: true });
+  const root = buildRoot(PACKAGE, name);
   const edits: readonly Edit[] = MUTANTS[name];
   if (edits.some(([pkg]) => pkg === 'core')) {
     const core = join(root, 'node_modules', '@ratekeeper', 'core');

@@ -1,7 +1,7 @@
 /**
  * Mutant builds of this store: deliberately broken variants, each this package's own source (or core's
  * row-store kit beneath it: edits that start with 'core') with a few exact edits, compiled into
- * .builds/<name>/ by @ratekeeper/store-contract's mutantBuilder (every edit must match its source
+ * .builds/<pid>/<name>/ by @ratekeeper/store-contract's mutantBuilder (every edit must match its source
  * exactly once, or the build fails loudly).
  */
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,6 @@
 /**
  * This package's mutant builds (store-contract's mutantBuilder: the package's own source with exact
- * edits, compiled into .builds/<name>/), each caught by a test:
+ * edits, compiled into .builds/<pid>/<name>/), each caught by a test:
  * - `per-connection-key`: every connection spends a budget of its own, whatever `key` names (the
  *   per-user sharing), caught by ../shared-user.test.ts across two processes.
  */
