@@ -1,7 +1,7 @@
 /**
  * Mutant builds of this store: deliberately broken variants, each this package's own source (or core's
  * row-store kit beneath it: edits that start with 'core') with a few exact edits, compiled into
- * .builds/<name>/ by @ratekeeper/store-contract's mutantBuilder (every edit must match its source
+ * .builds/<pid>/<name>/ by @ratekeeper/store-contract's mutantBuilder (every edit must match its source
  * exactly once, or the build fails loudly).
  */
 import { fileURLToPath } from 'node:url';
@@ -66,7 +66,7 @@ export const MUTANTS = {
     ],
   ],
   /** A connection that died while being made fails the batch (decided by the failure policy) instead of being made again. */
-  'connect-dies-fails': [['core', 'store/rows/sql-transactor.ts', "      if (dialect.classify(error) === 'lost') return RERUN;\n", '']],
+  'connect-dies-fails': [['core', 'store/rows/sql-transactor.ts', "      if (this.#kind(error) === 'lost') return RERUN;\n", '']],
   /** A booking that does not keep its ledger: the next booking ignores the bookings ahead of it (no first come, first served). */
   'ledger-unsaved': [['core', 'store/rows/book.ts', '    writeRow(rows, ledgerId, Float64Array.from(ledgerNumbers(ledger)), latestBooked(ledger));\n', '']],
   /** A cancel at or after the booked instant still gives the units back (the request may have gone). */
@@ -99,6 +99,8 @@ export const MUTANTS = {
       'function bounded(flavor: Flavor, ms: number, statement: string): string {\n  if (statement !== "") return statement;\n',
     ],
   ],
+  /** A statement on a connection the server forgot is waited for as any other: no reply ever comes, and its call falls back after MAX_WAIT_FACTOR × timeoutMs. */
+  'forgotten-waited': [['core', 'store/rows/sql-transactor.ts', "    if (kind === 'lost') this.#suspectAll();\n", '']],
   /** Decisions at the server's clock as read, microseconds and all, not its whole millisecond. */
   'fractional-clock': [['core', 'store/rows/sql-transactor.ts', 'latest = work(rows, Math.floor(locked.at));', 'latest = work(rows, locked.at);']],
   /** A refund the database could not take is dropped (given to the fallback only), not owed to the database. */

@@ -1,7 +1,7 @@
 /**
  * Mutant builds of this store: deliberately broken variants, each this package's own source (or core's
  * row-store kit beneath it: edits that start with 'core') with a few exact edits, compiled into
- * .builds/<name>/ by @ratekeeper/store-contract's mutantBuilder (every edit must match its source
+ * .builds/<pid>/<name>/ by @ratekeeper/store-contract's mutantBuilder (every edit must match its source
  * exactly once, or the build fails loudly).
  */
 import { fileURLToPath } from 'node:url';
@@ -59,8 +59,10 @@ export const MUTANTS = {
       '  if (held !== undefined) {\n    writeRow(rows, ban.id, Float64Array.of(at + ban.banMs, op.cost), at + ban.banMs);\n    return [bannedDecision(policy, held.until - at)];\n  }',
     ],
   ],
+  /** A statement on a connection the server forgot is waited for as any other: no reply ever comes, and its call falls back after MAX_WAIT_FACTOR × timeoutMs. */
+  'forgotten-waited': [['core', 'store/rows/sql-transactor.ts', "    if (kind === 'lost') this.#suspectAll();\n", '']],
   /** A connection that died while being made fails the batch (the failure policy decides it) instead of being made again. */
-  'connect-dies-fails': [['core', 'store/rows/sql-transactor.ts', "      if (dialect.classify(error) === 'lost') return RERUN;\n", '']],
+  'connect-dies-fails': [['core', 'store/rows/sql-transactor.ts', "      if (this.#kind(error) === 'lost') return RERUN;\n", '']],
   /** A transaction that commits whatever its deadline: a batch still waiting (a lock, a hung server) when Remote decided its calls by policy commits them too. */
   'commit-past-deadline': [
     [

@@ -21,7 +21,17 @@
  * (a database that refuses them fails the batch at once) and for at most `giveUpMs`. A deadlock or a
  * bounded lock wait runs it again the same way. Once `commit` was sent and its reply lost, the
  * transaction's fate is asked (`fate`, on another connection): committed, its answers stand; aborted,
- * it runs again; unknown, ask again. While the database cannot be asked the batch keeps asking, and
+ * it runs again; unknown, ask again.
+ *
+ * A connection the server forgot says nothing (a server restarted, a NAT that dropped its entry: the
+ * statement it carried gets no reply, and nothing is written on it again that would be reset). When a
+ * connection dies ('lost'), every other statement in flight at that moment may be on one such: each that
+ * stays unanswered SUSPECT_FACTOR × lockWaitMs more is taken for lost (its session destroyed) and the
+ * batch runs again on another connection, or its commit's fate is asked, as for any lost connection. A
+ * statement is never silent that long on a working connection (its lock waits end at lockWaitMs on the
+ * server), so a storm of killed connections changes nothing for the others.
+ *
+ * While the database cannot be asked the batch keeps asking, and
  * Remote fails it once its deadline has certainly passed. That one case (a commit that landed, its
  * reply lost, the database unreachable from then on) can count a call both in the database and in a
  * fallback: it can only deny more, never admit more.
@@ -97,6 +107,21 @@ export function sqlFailureOf(dialect: Pick<SqlDialect, 'classify'>): (error: unk
 }
 
 const RERUN = Symbol('rerun');
+/** A statement in flight when another connection died is taken for lost after SUSPECT_FACTOR × lockWaitMs more of silence. */
+const SUSPECT_FACTOR = 2;
+
+/** Forgotten: a statement given up after a connection died elsewhere and it stayed silent (see above): its connection is lost. */
+class Forgotten extends Error {
+  constructor() {
+    super('no reply on a connection in flight when another one died');
+  }
+}
+
+/** InFlight is one statement on the wire; `suspect` arms a timer that abandons it (see above). */
+interface InFlight {
+  timer: ReturnType<typeof setTimeout> | undefined;
+  readonly abandon: () => void;
+}
 /** The pause between two questions about a transaction whose commit reply was lost. */
 const ASK_EVERY_MS = 20;
 
@@ -104,6 +129,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class SqlTransactor implements Transactor {
   readonly #o: SqlTransactorOptions;
+  readonly #inFlight = new Set<InFlight>();
 
   constructor(options: SqlTransactorOptions) {
     this.#o = options;
@@ -156,12 +182,12 @@ export class SqlTransactor implements Transactor {
     const startedAt = performance.now();
     for (let reruns = 0; ; reruns++) {
       try {
-        const decided = await dialect.decide(part, cost, commit, clientAt, deadline, token);
+        const decided = await this.#watch(dialect.decide(part, cost, commit, clientAt, deadline, token));
         if (!(decided instanceof Expired) && decided.written !== undefined) this.#o.committed?.(clientAt ?? decided.at);
         return decided;
       } catch (error) {
         if (dialect.working(error)) this.#o.alive();
-        const kind = dialect.classify(error);
+        const kind = this.#kind(error);
         if (kind !== 'lost' && kind !== 'retry') throw error;
         if (performance.now() - startedAt > this.#o.giveUpMs) throw new GaveUp();
         if (reruns > 0) await pause(Math.min(reruns, 10));
@@ -177,12 +203,12 @@ export class SqlTransactor implements Transactor {
     } catch (error) {
       // A connection that died while being made is made again; a database that refuses them fails the batch.
       if (dialect.working(error)) this.#o.alive();
-      if (dialect.classify(error) === 'lost') return RERUN;
+      if (this.#kind(error) === 'lost') return RERUN;
       throw error;
     }
     let fate: string | undefined;
     try {
-      const locked = await session.lock(refs, this.#o.lockWaitMs);
+      const locked = await this.#watch(session.lock(refs, this.#o.lockWaitMs));
       this.#o.alive(); // the locks were granted: however this attempt ends, the database is working
       const rows: Rows = new Map();
       for (const ref of refs) rows.set(ref.id, { state: locked.states.get(ref.id), expiresAt: 0, fill: 0, dirty: false });
@@ -199,18 +225,62 @@ export class SqlTransactor implements Transactor {
         return writes.length === 0 ? COMMITTED : new Expired(locked.at);
       }
       fate = locked.fate;
-      const written = await session.commit(writes, deadline, fate);
+      const written = await this.#watch(session.commit(writes, deadline, fate));
       session.release(false);
       if (!written.committed) return new Expired(written.at);
       this.#o.committed?.(latest);
       return COMMITTED;
     } catch (error) {
-      const kind = error instanceof StepError ? 'reply' : dialect.classify(error);
+      const kind = error instanceof StepError ? 'reply' : this.#kind(error);
       if (dialect.working(error)) this.#o.alive();
       await close(session, kind === 'lost' || kind === 'refused');
       if (fate !== undefined && kind === 'lost') return this.#fateOf(fate, startedAt);
       if (kind === 'lost' || kind === 'retry') return RERUN;
       throw error;
+    }
+  }
+
+  /**
+   * kind classifies an error as the dialect does; a statement given up (Forgotten) is a lost connection.
+   * A lost connection makes every other statement in flight suspect (see above).
+   */
+  #kind(error: unknown): SqlErrorKind {
+    const kind = error instanceof Forgotten ? 'lost' : this.#o.dialect.classify(error);
+    if (kind === 'lost') this.#suspectAll();
+    return kind;
+  }
+
+  /** watch puts `statement` in flight: it settles as it does, or rejects with Forgotten once suspect and silent (see above). */
+  #watch<T>(statement: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const entry: InFlight = { timer: undefined, abandon: () => reject(new Forgotten()) };
+      this.#inFlight.add(entry);
+      const settle = (): void => {
+        this.#inFlight.delete(entry);
+        clearTimeout(entry.timer);
+      };
+      statement.then(
+        (value) => {
+          settle();
+          resolve(value);
+        },
+        (error: unknown) => {
+          settle();
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** suspectAll arms the give-up timer of every statement in flight that has none yet. */
+  #suspectAll(): void {
+    const ms = SUSPECT_FACTOR * this.#o.lockWaitMs;
+    for (const entry of this.#inFlight) {
+      if (entry.timer !== undefined) continue;
+      entry.timer = setTimeout(() => {
+        this.#inFlight.delete(entry);
+        entry.abandon();
+      }, ms);
     }
   }
 
