@@ -117,9 +117,8 @@ function answer(limit: NestLimit, call: Invocation, decision: Decision, first: b
     if (sent(call.target)) return false;
     (call.req as { rateLimit?: Decision }).rateLimit = decision;
   }
-  const blocks = prepared.blocks(decision);
-  writeFields(prepared, call, decision, first, blocks);
-  if (!blocks) return true;
-  const body = prepared.body(decision);
-  throw new RateLimitException(decision, problemOf(body), fieldsOf(prepared, decision), call.target === undefined);
+  const problem = prepared.blocks(decision) ? problemOf(prepared.body(decision)) : undefined;
+  writeFields(prepared, call, decision, first, problem);
+  if (problem === undefined) return true;
+  throw new RateLimitException(decision, problem, fieldsOf(prepared, decision), call.target === undefined);
 }

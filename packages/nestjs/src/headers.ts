@@ -5,8 +5,15 @@
  * first limit decided in an invocation replaces the fields (a GraphQL response whose earlier
  * resolvers wrote them shows the latest decision), a later one adds its items. The guard writes
  * nothing on a response already sent (`sent`). `record` collects the same fields by name, for the exception.
+ *
+ * A denial's `Content-Type: application/problem+json`: on a Fastify reply it is set with the fields
+ * (Nest's Fastify adapter keeps it). On an Express response it is set as Nest's default filter sends
+ * the denial's very body through `res.json`, not before: Nest 11's Express adapter replaces a type set
+ * earlier that does not start with `application/json`, and logs a warning for each such reply; Nest 12
+ * keeps any `+json` type. A body of the user's own filter keeps whatever type that filter gives it.
  */
 import type { Decision } from '@ratekeeper/core';
+import type { ProblemBody } from './exception.js';
 import { PROBLEM_CONTENT_TYPE, type PreparedRateLimit, replaceNodeHeader, setNodeHeader } from '@ratekeeper/core/adapter';
 import type { HeaderTarget, Invocation } from './invocation.js';
 
@@ -27,17 +34,30 @@ export function sent(target: HeaderTarget): boolean {
   return target.kind === 'node' ? target.res.headersSent : target.reply.sent || target.reply.raw.headersSent;
 }
 
-/** writeFields writes `decision`'s fields on the invocation's response, if it has one not yet sent. */
-export function writeFields(prepared: PreparedRateLimit<Invocation>, call: Invocation, decision: Decision, first: boolean, denied: boolean): void {
+type NodeResponse = Extract<HeaderTarget, { kind: 'node' }>['res'];
+
+/** problemOnSend makes `res` answer `problem` (that object, sent by Nest's default filter) as problem+json (see above). */
+function problemOnSend(res: NodeResponse, problem: ProblemBody): void {
+  const express = res as NodeResponse & { json?: (body: unknown) => unknown };
+  const json = express.json;
+  if (typeof json !== 'function') return void res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
+  express.json = function (this: NodeResponse, body: unknown) {
+    if (body === problem) this.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
+    return json.call(this, body);
+  };
+}
+
+/** writeFields writes `decision`'s fields on the invocation's response, if it has one not yet sent; `problem` is a denial's body. */
+export function writeFields(prepared: PreparedRateLimit<Invocation>, call: Invocation, decision: Decision, first: boolean, problem: ProblemBody | undefined): void {
   const target = call.target;
   if (target === undefined) return;
   if (target.kind === 'node') {
     prepared.writeHeaders(target.res, first ? replaceNodeHeader : setNodeHeader, decision);
-    if (denied) target.res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
+    if (problem !== undefined) problemOnSend(target.res, problem);
     return;
   }
   prepared.writeHeaders(target.reply, first ? replyHeader : joinHeader, decision);
-  if (denied) target.reply.header('Content-Type', PROBLEM_CONTENT_TYPE);
+  if (problem !== undefined) target.reply.header('Content-Type', PROBLEM_CONTENT_TYPE);
 }
 
 /** fieldsOf is `decision`'s fields by name. */

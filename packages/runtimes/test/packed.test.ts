@@ -284,6 +284,54 @@ describe("the Fastify and Koa READMEs' usage blocks, on the packed packages", ()
   }, 240_000);
 });
 
+describe("the NestJS README's usage block, on the packed package, on Nest 11 and Nest 12", () => {
+  // A Nest application of either major installs the packed @ratekeeper/nestjs beside its own Nest
+  // (npm refuses a peer range that leaves its Nest out: ERESOLVE), compiles the README's usage block
+  // (decorators, as a Nest project compiles them) and limits over real HTTP.
+  for (const major of [11, 12]) {
+    it(`Nest ${major}, Express platform, ESM TypeScript: installs, compiles; /login admits 5, then 429 with Retry-After; /health is never limited`, async () => {
+      const into = join(work, `nest${major}-tarballs`);
+      mkdirSync(into);
+      const packed = await Promise.all([...closure('nestjs')].map((dir) => pack(dir, into, 'pnpm')));
+      const dir = join(work, `nest${major}-app`);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `nest${major}-app`, private: true, type: 'module' }));
+      const nest = ['common', 'core', 'platform-express'].map((p) => `@nestjs/${p}@${major}`);
+      await npmInstall(dir, [...nest, 'reflect-metadata', 'rxjs', ...packed]).catch((error: { stderr?: string }) => {
+        throw new Error(`npm could not install @ratekeeper/nestjs beside Nest ${major}:\n${error.stderr ?? error}`);
+      });
+      const installed = JSON.parse(readFileSync(join(dir, 'node_modules', '@nestjs', 'core', 'package.json'), 'utf8')).version as string;
+      expect(installed.split('.')[0]).toBe(String(major));
+      mkdirSync(join(dir, 'src'));
+      writeFileSync(join(dir, 'src', 'app.ts'), usage('nestjs'));
+      const compilerOptions = {
+        module: 'nodenext',
+        target: 'es2022',
+        strict: true,
+        experimentalDecorators: true,
+        emitDecoratorMetadata: true,
+        skipLibCheck: true,
+        rootDir: 'src',
+        outDir: 'dist',
+      };
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['src'] }));
+      await run(process.execPath, [tsc, '-p', '.'], { cwd: dir, timeout: 60_000 }).catch((error: { stdout?: string }) => {
+        throw new Error(`tsc failed on the NestJS README's usage block (Nest ${major}):\n${error.stdout ?? error}`);
+      });
+      const url = await serve(dir, 'dist/app.js');
+      const { statuses, refused } = await untilRefused(() => fetch(`${url}/login`, { method: 'POST' }), 10);
+      expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
+      expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      // A sliding window of 5 a minute: the 5 counted early in one window weigh on the next until a
+      // fifth of it has passed, so the wait is at most 60 + 12 s.
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(72);
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const health = await fetch(`${url}/health`);
+      expect([health.status, health.headers.get('ratelimit'), await health.text()]).toEqual([200, null, 'ok']);
+    }, 300_000);
+  }
+});
+
 describe('mutants: what the checks above catch', () => {
   it('npm pack leaves workspace:^, which the manifest check names and npm refuses to install', async () => {
     const into = join(work, 'npm-packed');
