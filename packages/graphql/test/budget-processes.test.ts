@@ -1,5 +1,6 @@
 /**
- * The estimate/actual refund, exact across 8 processes on Redis and on PostgreSQL: 8 GraphQL Yoga
+ * The estimate/actual refund, exact across 8 processes on Redis, PostgreSQL, MySQL/MariaDB and SQLite
+ * (one file; Durable Objects are one object, not processes: their store runs core's kit, as these): 8 GraphQL Yoga
  * servers, each in its own process with its own store client and the built plugin, charge one
  * client's budget of 600 at once with 40 operations each, every one estimated at 10 and costing 3.
  * Operations in flight hold their estimate, so some are refused while others run; when all are
@@ -9,11 +10,17 @@
  * actual cost (refunding almost the whole estimate) fails the same check.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TokenBucketLimiter } from '@ratekeeper/core';
+import { MySqlStore } from '@ratekeeper/mysql';
 import { PostgresStore } from '@ratekeeper/postgres';
 import { RedisStore } from '@ratekeeper/redis';
 import { WorkerPool } from '@ratekeeper/store-contract';
+import { SqliteStore } from '@ratekeeper/sqlite';
 import { Redis } from 'ioredis';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMutant } from './support/mutants.js';
@@ -31,6 +38,17 @@ const POSTGRES_UP = (() => {
   }
 })();
 
+const MYSQL_URL = 'mysql://root@127.0.0.1:3306/test';
+/** The machine's MariaDB answers on 127.0.0.1:3306 (under CI=true it must; elsewhere its test is skipped, loudly). */
+const MYSQL_UP = await mysql.createConnection({ uri: MYSQL_URL, connectTimeout: 2000 }).then(
+  (connection) => connection.end().then(() => true),
+  () => {
+    if (process.env['CI'] === 'true') throw new Error('MariaDB is not answering on 127.0.0.1:3306; CI runs these tests against it');
+    console.warn('SKIPPED: MariaDB is not answering on 127.0.0.1:3306');
+    return false;
+  },
+);
+
 const PROCESSES = 8;
 const OPERATIONS = 40;
 const CAPACITY = 600;
@@ -47,7 +65,10 @@ interface Outcome extends Report {
   readonly available: number;
 }
 
-type Target = { readonly store: 'redis'; readonly port: number } | { readonly store: 'postgres'; readonly table: string };
+type Target =
+  | { readonly store: 'redis'; readonly port: number }
+  | { readonly store: 'postgres' | 'mysql'; readonly table: string }
+  | { readonly store: 'sqlite'; readonly path: string };
 
 async function burst(pool: WorkerPool<object, Report>, target: Target, key: string, dist?: string): Promise<Outcome> {
   const setup = { ...target, key, capacity: CAPACITY, refillPerSecond: REFILL_PER_SECOND, operations: OPERATIONS, ...(dist === undefined ? {} : { dist }) };
@@ -66,6 +87,22 @@ async function available(target: Target, key: string): Promise<number> {
       client.disconnect();
     }
   }
+  if (target.store === 'sqlite') {
+    const store = new SqliteStore({ path: target.path });
+    try {
+      return await read(store, key);
+    } finally {
+      store.close();
+    }
+  }
+  if (target.store === 'mysql') {
+    const client = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 2 });
+    try {
+      return await read(new MySqlStore({ client, table: target.table }), key);
+    } finally {
+      await client.end();
+    }
+  }
   const client = new pg.Pool({ host: '127.0.0.1', port: 5432, user: 'root', database: 'test' });
   try {
     return await read(new PostgresStore({ client, table: target.table }), key);
@@ -74,7 +111,7 @@ async function available(target: Target, key: string): Promise<number> {
   }
 }
 
-async function read(store: RedisStore | PostgresStore, key: string): Promise<number> {
+async function read(store: RedisStore | PostgresStore | MySqlStore | SqliteStore, key: string): Promise<number> {
   const limiter = new TokenBucketLimiter({ capacity: CAPACITY, refillPerSecond: REFILL_PER_SECOND, name: 'gql', store });
   const d = await limiter.peek(key, 1);
   return d.allowed ? d.remaining + 1 : d.remaining;
@@ -114,6 +151,25 @@ describe('the refund across 8 processes', () => {
     } finally {
       const client = new pg.Pool({ host: '127.0.0.1', port: 5432, user: 'root', database: 'test' });
       await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_peers`).finally(() => client.end());
+    }
+  });
+
+  it.runIf(MYSQL_UP)('is exact on MySQL/MariaDB', async () => {
+    const table = `rk_graphql_${process.pid}`;
+    try {
+      expectExact(await burst(pool, { store: 'mysql', table }, key()));
+    } finally {
+      const client = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 1 });
+      await client.query(`DROP TABLE IF EXISTS \`${table}\`, \`${table}_commits\`, \`${table}_peers\``).finally(() => client.end());
+    }
+  });
+
+  it('is exact on SQLite (8 processes on one file)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rk-graphql-'));
+    try {
+      expectExact(await burst(pool, { store: 'sqlite', path: join(dir, 'limits.sqlite') }, key()));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

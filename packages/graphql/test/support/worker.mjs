@@ -1,7 +1,7 @@
 /**
  * A budget worker, run as a child process by ../budget-processes.test.ts through store-contract's
- * WorkerPool. On 'setup' it opens its own store client (a RedisStore over ioredis, or a PostgresStore
- * over a pg Pool, DEFAULT store options), builds the client's budget (a token bucket named `gql`)
+ * WorkerPool. On 'setup' it opens its own store client (a RedisStore over ioredis, a PostgresStore over
+ * a pg Pool, a MySqlStore over a mysql2 pool, or a SqliteStore on the shared file; DEFAULT store options), builds the client's budget (a token bucket named `gql`)
  * and a GraphQL Yoga server on a free loopback port with the built @ratekeeper/graphql plugin (dist,
  * or a mutant build), and answers 'ready'; on 'go' it POSTs all its operations at once and reports how
  * many were admitted and denied and the actual costs the responses announced. Plain JavaScript, so
@@ -30,6 +30,17 @@ async function storeOf(message) {
     const { RedisStore } = await import('@ratekeeper/redis');
     const client = new Redis({ host: '127.0.0.1', port: message.port });
     return { store: new RedisStore({ client }), end: async () => client.disconnect() };
+  }
+  if (message.store === 'mysql') {
+    const mysql = (await import('mysql2/promise')).default;
+    const { MySqlStore } = await import('@ratekeeper/mysql');
+    const pool = mysql.createPool({ uri: 'mysql://root@127.0.0.1:3306/test', connectionLimit: 10 });
+    return { store: new MySqlStore({ client: pool, table: message.table }), end: () => pool.end() };
+  }
+  if (message.store === 'sqlite') {
+    const { SqliteStore } = await import('@ratekeeper/sqlite');
+    const store = new SqliteStore({ path: message.path });
+    return { store, end: async () => store.close?.() };
   }
   const pg = (await import('pg')).default;
   const { PostgresStore } = await import('@ratekeeper/postgres');
