@@ -41,7 +41,7 @@ export { type LeaseCheckOptions, type LeaseMutant, leaseChecks } from './process
 export { type Made, storeChecks, storeContractSuite } from './suite.js';
 export { failuresOf } from './processes/worker-reports.js';
 export { WorkerPool, totalAdmitted } from './processes/worker-pool.js';
-export { type Edit, KIT_MUTANTS, buildRoot, mutantBuilder } from './mutant-builds.js';
+export { type Edit, KIT_MUTANTS, SQL_KIT_MUTANTS, buildRoot, mutantBuilder } from './mutant-builds.js';
 export { transpileTree } from './transpile.js';
 export { type CollectedWarning, type ProcessWarnings, warningsOnProcess } from './warnings.js';
 export { closedPort, type Listener, listening, relay } from './faults/tcp.js';
@@ -57,4 +57,5 @@ export {
   networkFaultChecks,
   networkFaults,
 } from './faults/network-run.js';
+export { type Forgotten, type ForgottenOptions, closeForgotten, forgottenConnection } from './faults/forgotten.js';
 export { type Fired, OUTAGE_TIMEOUT_MS, type OutageCheckOptions, type OutageKind, refusedOutageChecks, requests } from './faults/outage-checks.js';

@@ -5,11 +5,13 @@
  * exactly once, or the build fails loudly).
  */
 import { fileURLToPath } from 'node:url';
-import { type Edit, mutantBuilder } from '@ratekeeper/store-contract';
+import { type Edit, KIT_MUTANTS, SQL_KIT_MUTANTS, mutantBuilder } from '@ratekeeper/store-contract';
 
 const PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
 
 export const MUTANTS = {
+  ...KIT_MUTANTS,
+  ...SQL_KIT_MUTANTS,
   /** The breaker's probe is a user's call (no background SELECT 1): a database that accepts and answers nothing holds it. */
   'user-probe': [['mysql-store.ts', '      probe: () => ({ deadlined: false, send: () => dialect.ping() }),\n', '']],
   /** State kept in single precision (4 bytes a number): a fractional bucket drifts. */
@@ -65,30 +67,6 @@ export const MUTANTS = {
       '  writeRow(rows, ban.id, Float64Array.of(at + ban.banMs, op.cost), at + ban.banMs);',
     ],
   ],
-  /** A connection that died while being made fails the batch (decided by the failure policy) instead of being made again. */
-  'connect-dies-fails': [['core', 'store/rows/sql-transactor.ts', "      if (this.#kind(error) === 'lost') return RERUN;\n", '']],
-  /** A booking that does not keep its ledger: the next booking ignores the bookings ahead of it (no first come, first served). */
-  'ledger-unsaved': [['core', 'store/rows/book.ts', '    writeRow(rows, ledgerId, Float64Array.from(ledgerNumbers(ledger)), latestBooked(ledger));\n', '']],
-  /** A cancel at or after the booked instant still gives the units back (the request may have gone). */
-  'cancel-after-instant': [
-    [
-      'core',
-      'store/rows/book.ts',
-      'if (!cancelBooking(scratches.bindings, KEY, entry, at)) return false;',
-      'if (!cancelBooking(scratches.bindings, KEY, entry, Number.NEGATIVE_INFINITY)) return false;',
-    ],
-  ],
-  /** Leases that never expire: a stopped process's leases hold the key for ever. */
-  'leases-never-expire': [
-    [
-      'core',
-      'store/rows/apply.ts',
-      'return part.lease === undefined ? state : leaseView(state, at);',
-      'return part.lease === undefined ? state : leaseView(state, Number.NEGATIVE_INFINITY);',
-    ],
-  ],
-  /** A renewal that changes nothing: a long request's lease expires leaseTtlMs after its acquire. */
-  'renew-ignored': [['core', 'store/rows/apply.ts', '        writeRow(rows, part.id, renewed.state, renewed.expiresAt, PINNED);\n', '']],
   /** A store that decides by its failure policy in silence: no warning, with or without a 'failure' listener. */
   'silent-failures': [['core', 'store/rows/row-store.ts', '        warn(info);\n', '']],
   /** Lock waits not bounded on the server: a lock held by another session is a silent database, so its calls fall back within about timeoutMs. */
@@ -99,8 +77,6 @@ export const MUTANTS = {
       'function bounded(flavor: Flavor, ms: number, statement: string): string {\n  if (statement !== "") return statement;\n',
     ],
   ],
-  /** A statement on a connection the server forgot is waited for as any other: no reply ever comes, and its call falls back after MAX_WAIT_FACTOR × timeoutMs. */
-  'forgotten-waited': [['core', 'store/rows/sql-transactor.ts', "    if (kind === 'lost') this.#suspectAll();\n", '']],
   /** Decisions at the server's clock as read, microseconds and all, not its whole millisecond. */
   'fractional-clock': [['core', 'store/rows/sql-transactor.ts', 'latest = work(rows, Math.floor(locked.at));', 'latest = work(rows, locked.at);']],
   /** A refund the database could not take is dropped (given to the fallback only), not owed to the database. */

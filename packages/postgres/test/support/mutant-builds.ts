@@ -5,11 +5,13 @@
  * exactly once, or the build fails loudly).
  */
 import { fileURLToPath } from 'node:url';
-import { type Edit, mutantBuilder } from '@ratekeeper/store-contract';
+import { type Edit, KIT_MUTANTS, SQL_KIT_MUTANTS, mutantBuilder } from '@ratekeeper/store-contract';
 
 const PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
 
 export const MUTANTS = {
+  ...KIT_MUTANTS,
+  ...SQL_KIT_MUTANTS,
   /** The breaker's probe is a user's call (no background SELECT 1): a database that accepts and answers nothing holds it. */
   'user-probe': [['postgres-store.ts', '      probe: () => ({ deadlined: false, send: () => dialect.ping() }),\n', '']],
   /** State read in single precision (by a transaction and by the one statement alike): a fractional bucket drifts. */
@@ -59,10 +61,6 @@ export const MUTANTS = {
       '  if (held !== undefined) {\n    writeRow(rows, ban.id, Float64Array.of(at + ban.banMs, op.cost), at + ban.banMs);\n    return [bannedDecision(policy, held.until - at)];\n  }',
     ],
   ],
-  /** A statement on a connection the server forgot is waited for as any other: no reply ever comes, and its call falls back after MAX_WAIT_FACTOR × timeoutMs. */
-  'forgotten-waited': [['core', 'store/rows/sql-transactor.ts', "    if (kind === 'lost') this.#suspectAll();\n", '']],
-  /** A connection that died while being made fails the batch (the failure policy decides it) instead of being made again. */
-  'connect-dies-fails': [['core', 'store/rows/sql-transactor.ts', "      if (this.#kind(error) === 'lost') return RERUN;\n", '']],
   /** A transaction that commits whatever its deadline: a batch still waiting (a lock, a hung server) when Remote decided its calls by policy commits them too. */
   'commit-past-deadline': [
     [
@@ -92,33 +90,11 @@ export const MUTANTS = {
     ['core', 'store/rows/sql-transactor.ts', 'committed?(at: number): void;', 'committed?(at: number): unknown;'],
     ['core', 'store/rows/sql-transactor.ts', 'this.#o.committed?.(latest);', 'await this.#o.committed?.(latest);'],
   ],
-  /** A booking that does not keep its ledger: the next booking ignores the bookings ahead of it (no first come, first served). */
-  'ledger-unsaved': [['core', 'store/rows/book.ts', '    writeRow(rows, ledgerId, Float64Array.from(ledgerNumbers(ledger)), latestBooked(ledger));\n', '']],
-  /** A cancel that gives back at or after the booked instant (the request may have gone). */
-  'cancel-after-instant': [
-    [
-      'core',
-      'store/rows/book.ts',
-      'if (!cancelBooking(scratches.bindings, KEY, entry, at)) return false;',
-      'if (!cancelBooking(scratches.bindings, KEY, entry, Number.NEGATIVE_INFINITY)) return false;',
-    ],
-  ],
   /** Lock waits not bounded on the server: with every connection of the pool waiting on a lock, a busy database reads as a stopped one. */
   'unbounded-lock-wait': [
     // biome-ignore lint/suspicious/noTemplateCurlyInString: source text that holds a template literal
     ['sql.ts', '`BEGIN; SET LOCAL lock_timeout = ${Math.max(1, Math.floor(lockWaitMs))}; SET LOCAL extra_float_digits = 3; ` +', "'BEGIN; SET LOCAL extra_float_digits = 3; ' +"],
   ],
-  /** Leases that never expire: a stopped process's leases hold the key for ever. */
-  'leases-never-expire': [
-    [
-      'core',
-      'store/rows/apply.ts',
-      'return part.lease === undefined ? state : leaseView(state, at);',
-      'return part.lease === undefined ? state : leaseView(state, Number.NEGATIVE_INFINITY);',
-    ],
-  ],
-  /** A renewal that changes nothing: a long request's lease expires leaseTtlMs after its acquire. */
-  'renew-ignored': [['core', 'store/rows/apply.ts', '        writeRow(rows, part.id, renewed.state, renewed.expiresAt, PINNED);\n', '']],
   /** A store that decides by its failure policy in silence: no warning, with or without a 'failure' listener. */
   'silent-failures': [['core', 'store/rows/row-store.ts', '        warn(info);\n', '']],
   /** Answers along the way (locks granted, errors the database sent) not told to core's Remote: a storm that cuts every transaction short reads as silence. */
