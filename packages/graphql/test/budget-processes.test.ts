@@ -17,14 +17,13 @@ import { TokenBucketLimiter } from '@ratekeeper/core';
 import { MySqlStore } from '@ratekeeper/mysql';
 import { PostgresStore } from '@ratekeeper/postgres';
 import { RedisStore } from '@ratekeeper/redis';
-import { WorkerPool } from '@ratekeeper/store-contract';
+import { type RedisServer, WorkerPool, startRedis } from '@ratekeeper/store-contract';
 import { SqliteStore } from '@ratekeeper/sqlite';
 import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMutant } from './support/mutants.js';
-import { type RedisServer, startRedis } from './support/redis-server.js';
 
 /** The machine's PostgreSQL answers on 127.0.0.1:5432 (under CI=true it must; elsewhere its test is skipped, loudly). */
 const POSTGRES_UP = (() => {

@@ -46,6 +46,7 @@ export { transpileTree } from './transpile.js';
 export { type CollectedWarning, type ProcessWarnings, warningsOnProcess } from './warnings.js';
 export { closedPort, type Listener, listening, relay } from './faults/tcp.js';
 export { type FaultProxy, faultProxy } from './faults/fault-proxy.js';
+export { type RedisServer, startRedis } from './servers/redis-server.js';
 export {
   type FaultRun,
   type FaultSample,

@@ -7,9 +7,9 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { type RedisServer, startRedis } from '@ratekeeper/store-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMutant } from './support/mutants.js';
-import { type RedisServer, startRedis } from './support/redis-server.js';
 import { closed, open } from './support/servers.js';
 
 let redis: RedisServer;

@@ -1,15 +1,20 @@
 /**
- * A redis-server of the test's own, on a free loopback port, persistence off; stopped (SIGKILL) when
- * the test ends or the test process exits. Waits are bounded polls on the real process.
+ * startRedis: a redis-server of the test's own (the `redis-server` binary on PATH), on a free loopback
+ * port, persistence off, for suites that need a Redis nobody else uses; ready once it answers PING
+ * (a bounded poll on the real process), stopped with SIGKILL by `stop()` or when the test process exits.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
+import { connect, createServer } from 'node:net';
 
 const running = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
+
+export interface RedisServer {
+  readonly port: number;
+  stop(): Promise<void>;
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -22,24 +27,29 @@ function freePort(): Promise<number> {
   });
 }
 
-export interface RedisServer {
-  readonly port: number;
-  stop(): Promise<void>;
+/** pong tells whether a Redis on `port` answers PING now. */
+function pong(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    const done = (up: boolean) => {
+      socket.destroy();
+      resolve(up);
+    };
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+    });
+  });
 }
 
 export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   running.add(child);
-  for (let i = 0; ; i++) {
-    const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    client.on('error', () => {});
-    const up = await client.connect().then(
-      () => client.ping().then(() => true),
-      () => false,
-    );
-    client.disconnect();
-    if (up) break;
+  for (let i = 0; !(await pong(port)); i++) {
     if (i > 200 || child.exitCode !== null) throw new Error('redis-server did not start');
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
