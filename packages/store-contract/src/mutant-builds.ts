@@ -50,11 +50,14 @@ export const KIT_MUTANTS = {
  * SQL_KIT_MUTANTS: breaks of core's SqlTransactor, the same edits on every SQL store (PostgreSQL,
  * MySQL): a connection that died while being made fails the batch instead of being made again; a
  * statement on a connection the server forgot is waited for as any other (no suspicion after another
- * connection died: see forgottenConnection).
+ * connection died or a ping was answered: see forgottenConnection).
  */
 export const SQL_KIT_MUTANTS = {
   'connect-dies-fails': [['core', 'store/rows/sql-transactor.ts', "      if (this.#kind(error) === 'lost') return RERUN;\n", '']],
-  'forgotten-waited': [['core', 'store/rows/sql-transactor.ts', "    if (kind === 'lost') this.#suspectAll();\n", '']],
+  'forgotten-waited': [
+    ['core', 'store/rows/sql-transactor.ts', "    if (kind === 'lost') this.#suspect(this.#inFlight);\n", ''],
+    ['core', 'store/rows/sql-transactor.ts', '      this.#suspect(before);\n', ''],
+  ],
 } satisfies Record<string, readonly Edit[]>;
 
 const pruned = new Set<string>();

@@ -25,11 +25,14 @@
  *
  * A connection the server forgot says nothing (a server restarted, a NAT that dropped its entry: the
  * statement it carried gets no reply, and nothing is written on it again that would be reset). When a
- * connection dies ('lost'), every other statement in flight at that moment may be on one such: each that
- * stays unanswered SUSPECT_FACTOR × lockWaitMs more is taken for lost (its session destroyed) and the
- * batch runs again on another connection, or its commit's fate is asked, as for any lost connection. A
- * statement is never silent that long on a working connection (its lock waits end at lockWaitMs on the
- * server), so a storm of killed connections changes nothing for the others.
+ * connection dies ('lost'), every other statement in flight at that moment may be on one such, and so
+ * may every statement in flight when a ping was sent that the database then answered (the batcher pings
+ * while a transaction waits: with every call on one row queued behind it, no other connection would
+ * die to tell). Each such statement still unanswered SUSPECT_FACTOR × lockWaitMs later is taken for
+ * lost (its session destroyed) and the batch runs again on another connection, or its commit's fate is
+ * asked, as for any lost connection. A statement is never silent that long on a working connection
+ * (its lock waits end at lockWaitMs on the server), so a storm of killed connections changes nothing
+ * for the others, and a server that answers nothing (hung, stopped) is judged by core's Remote alone.
  *
  * While the database cannot be asked the batch keeps asking, and
  * Remote fails it once its deadline has certainly passed. That one case (a commit that landed, its
@@ -149,8 +152,17 @@ export class SqlTransactor implements Transactor {
     }
   }
 
+  /**
+   * ping asks whether the database answers (the batcher's, while a transaction waits). An answer makes
+   * the statements in flight since before it was sent suspect (see above): the database is working, so
+   * one of them still silent SUSPECT_FACTOR × lockWaitMs later is on a connection that is gone.
+   */
   ping(): Promise<unknown> {
-    return this.#o.dialect.ping();
+    const before = [...this.#inFlight];
+    return this.#o.dialect.ping().then((answer) => {
+      this.#suspect(before);
+      return answer;
+    });
   }
 
   decides(part: Part): boolean {
@@ -246,7 +258,7 @@ export class SqlTransactor implements Transactor {
    */
   #kind(error: unknown): SqlErrorKind {
     const kind = error instanceof Forgotten ? 'lost' : this.#o.dialect.classify(error);
-    if (kind === 'lost') this.#suspectAll();
+    if (kind === 'lost') this.#suspect(this.#inFlight);
     return kind;
   }
 
@@ -272,11 +284,11 @@ export class SqlTransactor implements Transactor {
     });
   }
 
-  /** suspectAll arms the give-up timer of every statement in flight that has none yet. */
-  #suspectAll(): void {
+  /** suspect arms the give-up timer of each of `entries` still in flight that has none yet. */
+  #suspect(entries: Iterable<InFlight>): void {
     const ms = SUSPECT_FACTOR * this.#o.lockWaitMs;
-    for (const entry of this.#inFlight) {
-      if (entry.timer !== undefined) continue;
+    for (const entry of entries) {
+      if (entry.timer !== undefined || !this.#inFlight.has(entry)) continue;
       entry.timer = setTimeout(() => {
         this.#inFlight.delete(entry);
         entry.abandon();
