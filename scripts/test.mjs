@@ -97,9 +97,12 @@ function run(dir) {
   });
 }
 
+/** ANSI matches a terminal's colour codes (ESC [ … m), which vitest writes around FAIL. */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
 /** failingTests picks vitest's " FAIL  file > test" lines out of a package's output, once each, for the last lines of the run. */
 function failingTests(text) {
-  const lines = text.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+  const lines = text.replace(ANSI, '').split('\n');
   return [...new Set(lines.filter((line) => /^\s*FAIL\s/.test(line)).map((line) => line.trim()))];
 }
 
