@@ -110,13 +110,13 @@ export function sqlFailureOf(dialect: Pick<SqlDialect, 'classify'>): (error: unk
 }
 
 const RERUN = Symbol('rerun');
-/** A statement in flight when another connection died is taken for lost after SUSPECT_FACTOR × lockWaitMs more of silence. */
+/** A suspect statement (in flight when another connection died, or when an answered ping was sent) is taken for lost after SUSPECT_FACTOR × lockWaitMs more of silence. */
 const SUSPECT_FACTOR = 2;
 
-/** Forgotten: a statement given up after a connection died elsewhere and it stayed silent (see above): its connection is lost. */
+/** Forgotten: a suspect statement that stayed silent, given up (see above): its connection is lost. */
 class Forgotten extends Error {
   constructor() {
-    super('no reply on a connection in flight when another one died');
+    super('no reply on a connection while the database answered elsewhere');
   }
 }
 
